@@ -17,4 +17,3 @@ def pytest_configure(config):
     os.environ["KVLAB_OUT"] = str(scratch / "artifacts")
     for name in ("MPLCONFIGDIR", "IPYTHONDIR"):
         os.environ.setdefault(name, str(scratch / name.lower()))
-    os.environ.setdefault("MPLBACKEND", "Agg")

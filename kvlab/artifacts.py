@@ -50,12 +50,8 @@ def contents(ttft=None):
 def write(out=None, ttft=None):
     """Write the six artifacts and a copy of the measured file; return the paths written, in order."""
     folder, ttft = out_dir(out), Path(ttft or ttft_source())
+    files = {**contents(ttft), "ttft.jsonl": ttft.read_bytes()}  # a bad measured file stops us before any write
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in contents(ttft).items():
-        summarize.write_atomically(folder / name, text)
-        written.append(folder / name)
-    copy = folder / "ttft.jsonl"
-    summarize.write_atomically(copy, ttft.read_bytes())  # unchanged, byte for byte
-    written.append(copy)
-    return written
+    for name, data in files.items():
+        summarize.write_atomically(folder / name, data)  # the measured file unchanged, byte for byte
+    return [folder / name for name in files]

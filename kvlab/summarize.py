@@ -10,7 +10,6 @@ Standard library only: this file runs as a plain script.
 """
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -30,6 +29,8 @@ def parse_line(text):
         record = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"not valid JSON ({error.msg})") from None
+    except (ValueError, RecursionError) as error:  # an integer of over 4300 digits; nesting too deep
+        raise InputError(f"not valid JSON ({error})") from None
     if not isinstance(record, dict):
         raise InputError("not a JSON object")
     missing = [field for field in FIELDS if field not in record]
@@ -42,22 +43,26 @@ def parse_line(text):
     ttft = record["ttft_ms"]
     if isinstance(ttft, bool) or not isinstance(ttft, (int, float)):
         raise InputError(f"ttft_ms must be a number, got {ttft!r}")
-    if not math.isfinite(ttft) or ttft < 0:
+    if not 0 <= ttft <= sys.float_info.max:  # also rejects NaN, and integers too large for a float
         raise InputError(f"ttft_ms must be a finite number >= 0, got {ttft!r}")
     return record
 
 
 def read_records(path):
     """The records of a JSONL file; an InputError names the file and the line number."""
+    with open(path, "rb") as file:
+        data = file.read()
     records = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
+    # Decode line by line, so that text that is not UTF-8 is reported with its line number.
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8")
+            if line.strip():
                 records.append(parse_line(line))
-            except InputError as error:
-                raise InputError(f"{path}, line {number}: {error}") from None
+        except UnicodeDecodeError as error:
+            raise InputError(f"{path}, line {number}: not UTF-8 text ({error.reason})") from None
+        except InputError as error:
+            raise InputError(f"{path}, line {number}: {error}") from None
     if not records:
         raise InputError(f"{path}: no records (the file is empty or only blank lines)")
     return records
@@ -97,10 +102,18 @@ def write_atomically(path, data):
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(temporary, _new_file_mode())  # mkstemp's file is private (0600)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _new_file_mode():
+    """The permissions open() gives a new file: 0666 minus the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def to_json(summary):
@@ -123,8 +136,6 @@ def main(argv=None):
         raise SystemExit(f"summarize.py: error: {error}") from None
     except OSError as error:
         raise SystemExit(f"summarize.py: error: {error.filename}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise SystemExit(f"summarize.py: error: {args.input}: not UTF-8 text ({error.reason})") from None
 
 
 if __name__ == "__main__":

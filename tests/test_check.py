@@ -371,6 +371,7 @@ class TestReport:
     def test_html_escapes_and_marks(self):
         html = self.report()._repr_html_()
         assert "<table>" in html and "✓" in html and "✗" in html
+        assert "<b>LRUCache</b>: 1 of 2 rules pass" in html  # the terminal's headline
         assert "&lt;the&gt;" in html and "used &amp; keys" in html and "<property>" not in html
 
     def test_pretty_printing_in_ipython(self):

@@ -45,7 +45,10 @@ class Report:
         return list(dict.fromkeys(row.misconception for row in self.failures))
 
     def summary(self):
-        return f"{self.title}: {sum(row.ok for row in self.rows)} of {len(self.rows)} rules pass"
+        return f"{self.title}: {self._count()}"
+
+    def _count(self):
+        return f"{sum(row.ok for row in self.rows)} of {len(self.rows)} rules pass"
 
     def as_dict(self):
         return {"title": self.title, "passed": self.passed, "rules": [row._asdict() for row in self.rows]}
@@ -74,8 +77,7 @@ class Report:
             hint = f'<br><span style="color:#57606a">{html.escape(row.hint)}</span>' if row.hint else ""
             cells.append(f'<tr><td style="vertical-align:top">{mark}</td>'
                          f'<td style="text-align:left">{html.escape(row.rule)}{hint}</td></tr>')
-        verdict = "all rules pass" if self.passed else f"{len(self.failures)} rule(s) fail"
-        return (f'<div><b>{html.escape(self.title)}</b>: {verdict}'
+        return (f'<div><b>{html.escape(self.title)}</b>: {self._count()}'  # the same headline as in a terminal
                 f'<table>{"".join(cells)}</table></div>')
 
 

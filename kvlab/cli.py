@@ -1,5 +1,6 @@
 """The kvlab command: `python -m kvlab COMMAND` (or `kvlab COMMAND` once installed)."""
 import argparse
+import os
 import sys
 
 from . import artifacts, summarize
@@ -109,7 +110,14 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    args.func(args)
+    try:
+        args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in an unraisable error at exit
+    except BrokenPipeError:  # `kvlab grade ... | head`: the reader left, which is no error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

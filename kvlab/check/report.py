@@ -93,7 +93,12 @@ class RuleTimeout(BaseException):
 
 @contextmanager
 def time_limit(seconds):
-    """Interrupt the block after `seconds` (in the main thread on Unix; elsewhere no limit)."""
+    """Interrupt the block after `seconds` (in the main thread on Unix; elsewhere no limit).
+
+    Best effort, as any in-process limit: the handler runs only where the interpreter checks for
+    signals, and on Python 3.10 a loop with a `try` and no call in it never does. `kvlab grade` does
+    not rely on this: it runs student code in processes that it kills.
+    """
     usable = (seconds and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable:

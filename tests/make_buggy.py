@@ -4,7 +4,8 @@
 
 Each plant replaces one exact piece of the reference with the mistake; if the reference has changed
 so that the piece is gone, this stops and says which fixture to plant by hand. The first line of
-every fixture names its bug. The fixtures are kept in the repository; tests/test_buggy_fixtures.py checks that they are what this writes.
+every fixture names its bug. The fixtures are kept in the repository, and
+tests/test_buggy_fixtures.py checks that they are still what this writes.
 """
 import sys
 from pathlib import Path

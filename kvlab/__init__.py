@@ -1,21 +1,20 @@
 """kvlab: a teaching lab about KV-cache offloading in LLM serving.
 
-The lab's three scripts are modules here and also run alone: kvsim.py (the caches), scenario.py
-(passes over documents, and the capacity sweeps) and summarize.py (the TTFT measurement).
-artifacts.py writes the lab's six JSON files; cli.py is the `kvlab` command.
+The lab's three scripts are the student's files and also run alone: kvsim.py (the caches),
+scenario.py (passes over documents, and the capacity sweeps) and summarize.py (the TTFT measurement).
+Nothing is imported here eagerly: a mistake in a student's file must not stop `import kvlab`,
+`python -m kvlab check` or the notebooks from explaining it. `kvlab.LRUCache` and friends load on use.
 """
 import importlib
 
-from .kvsim import CacheInfo, LRUCache, TwoTierCache
+__version__ = "0.2.0"
+__all__ = ["LRUCache", "TwoTierCache", "CacheInfo", "run", "gpu_cliff", "cpu_cliff", "__version__"]
 
-__version__ = "0.1.0"
-__all__ = ["CacheInfo", "LRUCache", "TwoTierCache", "run", "gpu_cliff", "cpu_cliff", "__version__"]
-
-_FROM_SCENARIO = ("run", "gpu_cliff", "cpu_cliff")
+_FROM = {"LRUCache": ".kvsim", "TwoTierCache": ".kvsim", "CacheInfo": ".kvsim",
+         "run": ".scenario", "gpu_cliff": ".scenario", "cpu_cliff": ".scenario"}
 
 
 def __getattr__(name):
-    # Imported on first use, not here: `python -m kvlab.scenario` must find the module not yet loaded.
-    if name in _FROM_SCENARIO:
-        return getattr(importlib.import_module(".scenario", __name__), name)
+    if name in _FROM:
+        return getattr(importlib.import_module(_FROM[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,13 +10,14 @@ import os
 import time
 from pathlib import Path
 
-from . import artifacts
+from . import paths
+from .errors import UserError
 
-NOTEBOOKS = artifacts.REPO / "notebooks"
+NOTEBOOKS = paths.REPO / "notebooks"
 KERNEL = "python3"
 
 
-class NotebookError(Exception):
+class NotebookError(UserError):
     """A notebook that did not run to the end, in one line naming the notebook and the cell."""
 
 
@@ -32,7 +33,7 @@ def kernel_env(out=None, stand_in=False):
     if out:  # absolute: the kernel runs in the notebooks' folder, not here
         env["KVLAB_OUT"] = str(Path(out).resolve())
     if stand_in:
-        env["KVLAB_TTFT"] = str(artifacts.STAND_IN_TTFT)
+        env["KVLAB_TTFT"] = str(paths.STAND_IN_TTFT)
     return env
 
 
@@ -68,6 +69,9 @@ def execute(path, env=None, timeout=300):
     except DeadKernelError:
         raise NotebookError(f"{where()}: the kernel died") from None
     except Exception as error:  # e.g. the kernel could not start
+        from .cli import debugging
+        if debugging():
+            raise
         raise NotebookError(f"{path.name}: {type(error).__name__}: {error}") from None
     return notebook
 
@@ -79,23 +83,23 @@ def _encryption():
     return {"transport_encryption": "auto"} if KernelManager.class_traits().get("transport_encryption") else {}
 
 
-def run(paths, out=None, inplace=False, report=print, jobs=None):
+def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None):
     """Execute the notebooks, `jobs` at a time (default: one per CPU); save each in place or as OUT/notebooks/NAME.
 
     Reports one line per notebook, in the order given; the first failure (in that order) raises NotebookError.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    paths = [Path(path) for path in paths]
-    if not paths:
+    notebooks = [Path(path) for path in notebooks]
+    if not notebooks:
         raise NotebookError(f"no notebooks to run (none named NN_topic.ipynb in {NOTEBOOKS})")
     env = kernel_env(out, stand_in=inplace)
-    copies = artifacts.out_dir(env.get("KVLAB_OUT")) / "notebooks"
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    copies = paths.out_dir(env.get("KVLAB_OUT")) / "notebooks"
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(notebooks)))
     with ThreadPoolExecutor(jobs) as pool:  # each notebook has its own kernel process; threads only wait
-        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name) for path in paths]
+        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name) for path in notebooks]
         try:
-            for path, done in zip(paths, runs):
+            for path, done in zip(notebooks, runs):
                 report(f"{path.name:<24} {done.result():5.1f} s")
         except NotebookError:
             pool.shutdown(cancel_futures=True)
@@ -111,3 +115,15 @@ def _run_one(path, env, target):
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, target)
     return time.perf_counter() - start
+
+
+def add_arguments(parser):
+    parser.add_argument("notebook", nargs="*", help="notebooks to run (default: every notebooks/NN_*.ipynb)")
+    parser.add_argument("--out", help="artifacts folder for the run (default: $KVLAB_OUT, else artifacts/ at the repository root)")
+    parser.add_argument("--inplace", action="store_true",
+                        help="save the outputs into the notebooks themselves, run on the stand-in (for maintainers)")
+
+
+def run(args):
+    copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace)
+    print("stored notebooks refreshed (from the stand-in measurement)" if args.inplace else f"executed copies in {copies}")

@@ -1,0 +1,83 @@
+"""Write the lab's six JSON artifacts, exactly as the steps' commands write them, and a copy of ttft.jsonl.
+
+Where they go: --out, else $KVLAB_OUT, else artifacts/ at the repository root.
+Which measurement is summarized: $KVLAB_TTFT, else the course machine's file, else the stand-in.
+A file already there with other content is somebody's work (a student's cyclic.json in /root/kvlab):
+nothing is written unless --force says to overwrite it.
+"""
+from pathlib import Path
+
+from .. import lab, paths, scenario, summarize
+from ..errors import UserError
+
+
+def contents(ttft=None):
+    """{file name: exact text} for the six artifacts, computed with the reference scripts."""
+    records = summarize.read_records(ttft or paths.ttft_source())
+    return {
+        "cyclic.json": scenario.to_json(scenario.run(passes=lab.FWD_FWD)),
+        "baseline.json": scenario.to_json(scenario.run(passes=lab.FWD_FWD_REV)),
+        "cliff.json": scenario.to_json(scenario.gpu_cliff(lab.GPU_CAPACITIES)),
+        "offload.json": scenario.to_json(scenario.run(cpu=lab.OFFLOAD_CPU, passes=lab.FWD_FWD_REV)),
+        "cpu_cliff.json": scenario.to_json(scenario.cpu_cliff(lab.CPU_CAPACITIES)),
+        "measured.json": summarize.to_json(summarize.summarize(records)),
+    }
+
+
+def planned(ttft=None):
+    """{file name: bytes}: the six artifacts, then the measured file unchanged."""
+    ttft = Path(ttft or paths.ttft_source())
+    try:
+        files = {name: text.encode("utf-8") for name, text in contents(ttft).items()}
+        files["ttft.jsonl"] = ttft.read_bytes()
+    except summarize.InputError as error:
+        raise UserError(str(error)) from None
+    return files
+
+
+def write_files(folder, files, force=False):
+    """Write {name: bytes} into `folder`: [(path, "wrote" | "unchanged")].
+
+    Refuses, before writing anything, when a file there has other content and not `force`.
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{folder} is a file, not a folder")
+    folders = [name for name in files if (folder / name).is_dir()]
+    if folders:
+        raise UserError(f"{folder} has folders named {', '.join(folders)}; nothing was written")
+    differ = [name for name, data in files.items()
+              if (folder / name).is_file() and (folder / name).read_bytes() != data]
+    if differ and not force:
+        raise UserError(f"{folder} already has {', '.join(differ)} with other content; nothing was written "
+                        "(--force overwrites them)")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = []
+    for name, data in files.items():
+        path = folder / name
+        if path.is_file() and path.read_bytes() == data:
+            done.append((path, "unchanged"))
+        else:
+            summarize.write_atomically(path, data)
+            done.append((path, "wrote"))
+    return done
+
+
+def write(out=None, ttft=None, force=False):
+    """Write the six artifacts and a copy of the measured file; return [(path, status)] in order."""
+    return write_files(paths.out_dir(out), planned(ttft), force)
+
+
+def add_arguments(parser):
+    parser.add_argument("--out", help="folder to write to (default: $KVLAB_OUT, else artifacts/ at the repository root)")
+    parser.add_argument("--force", action="store_true", help="overwrite files that have other content")
+
+
+def run(args):
+    ttft = paths.ttft_source()
+    for path, status in write(args.out, ttft, args.force):
+        note = ""
+        if path.name == "ttft.jsonl":
+            kind = ", the generated stand-in, not a measurement" if paths.is_stand_in(ttft) else ""
+            note = f" (copied from {ttft}{kind})"
+        print(f"{status} {path}{note}")

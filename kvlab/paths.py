@@ -1,0 +1,37 @@
+"""Where the lab reads and writes: the artifacts folder, the measured file, the figures.
+
+Standard library only, and no student code: both editions import it, and importing it never fails.
+"""
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+COURSE_TTFT = Path("/opt/fixtures/kvoffload/ttft.jsonl")   # the real measurement, on the course machine only
+STAND_IN_TTFT = REPO / "fixtures" / "ttft.jsonl"           # the generated stand-in (fixtures/README.md)
+OTHER_PARAMETERS = "other-parameters"                      # figures at non-default parameters go here
+
+
+def out_dir(out=None):
+    """--out if given, else $KVLAB_OUT, else artifacts/ at the repository root."""
+    return Path(out or os.environ.get("KVLAB_OUT") or REPO / "artifacts")
+
+
+def figures_dir(at_lab_defaults=True, out=None):
+    """OUT/figures for the lab's parameters; OUT/figures/other-parameters otherwise (never over the lab's)."""
+    folder = out_dir(out) / "figures"
+    return folder if at_lab_defaults else folder / OTHER_PARAMETERS
+
+
+def ttft_source():
+    """The measured file to use: $KVLAB_TTFT, else the course machine's, else the stand-in."""
+    if os.environ.get("KVLAB_TTFT"):
+        return Path(os.environ["KVLAB_TTFT"])
+    return COURSE_TTFT if COURSE_TTFT.exists() else STAND_IN_TTFT
+
+
+def is_stand_in(path):
+    """True when `path` is the repository's generated stand-in, not a measurement."""
+    try:
+        return Path(path).resolve() == STAND_IN_TTFT.resolve()
+    except OSError:
+        return False

@@ -56,3 +56,20 @@ def assert_one_line_error(result, *fragments):
     assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n"), result.stderr
     for fragment in fragments:
         assert fragment in result.stderr, f"{fragment!r} not in {result.stderr!r}"
+
+
+def call_main(main, args, capsys):
+    """Run a script's main(args) in this process, as the interpreter would run the script.
+
+    Returns a subprocess.CompletedProcess, so that assert_success and assert_one_line_error apply:
+    `raise SystemExit("message")` becomes the message on stderr and exit status 1, as it would.
+    """
+    try:
+        main([str(arg) for arg in args])
+        code = 0
+    except SystemExit as exit:
+        code = exit.code
+    out, err = capsys.readouterr()
+    if isinstance(code, str):
+        err, code = err + code + "\n", 1
+    return subprocess.CompletedProcess(args, code or 0, out, err)

@@ -1,19 +1,21 @@
-"""Random operations on the caches, checked step by step against a brute-force model.
+"""Random reads on the caches, checked after every step against something simpler.
 
-The model is a plain list of (key, size) pairs, oldest first, whose used size is recomputed
-from scratch every time: slow and obviously right, which is what an oracle should be.
+LRUCache against a brute-force model: a plain list of (key, size) pairs, oldest first, whose
+used size is recomputed from scratch each time; slow and obviously right.
+TwoTierCache by decomposition, not by a second copy of its code: its GPU tier must be exactly a
+standalone LRUCache fed every read, its CPU tier exactly a standalone LRUCache fed only the reads
+that missed the GPU, and the tier it returns must follow from where the key was before the read.
 """
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from kvlab.kvsim import LRUCache, TwoTierCache
 
 KEYS = st.sampled_from("abcdefg")   # few keys, so that hits and re-reads are common
 SIZES = st.integers(0, 25)          # zero, small, and larger than most capacities
 CAPACITIES = st.integers(0, 20)
-FAST = settings(max_examples=100, stateful_step_count=30, deadline=None)
+READS = st.lists(st.tuples(KEYS, SIZES), max_size=40)
+FAST = settings(max_examples=150, deadline=None, database=None)  # no .hypothesis/ folder left behind
 
 
 class ListLRU:
@@ -29,7 +31,7 @@ class ListLRU:
         return sum(size for _, size in self.entries)
 
     def access(self, key, size):
-        for index, (stored, stored_size) in enumerate(self.entries):
+        for index, (stored, _) in enumerate(self.entries):
             if stored == key:
                 self.entries.append(self.entries.pop(index))
                 return True
@@ -40,98 +42,32 @@ class ListLRU:
         return False
 
 
-class ListTwoTier:
-    """The three rules of step 5 on two ListLRUs."""
-
-    def __init__(self, gpu_capacity, cpu_capacity):
-        self.gpu, self.cpu = ListLRU(gpu_capacity), ListLRU(cpu_capacity)
-
-    def access(self, key, size):
-        if key in self.gpu.keys():
-            self.gpu.access(key, size)
-            return "gpu"
-        if key in self.cpu.keys():
-            self.cpu.access(key, size)
-            self.gpu.access(key, size)
-            return "cpu"
-        self.gpu.access(key, size)
-        self.cpu.access(key, size)
-        return "miss"
-
-
-def assert_same_tier(cache, model):
-    assert cache.keys() == model.keys()
-    assert cache.used == model.used()
-    assert len(cache) == len(model.keys())
-    assert cache.used <= cache.capacity
-
-
-class LRUMachine(RuleBasedStateMachine):
-    @initialize(capacity=CAPACITIES)
-    def create(self, capacity):
-        self.cache, self.model = LRUCache(capacity), ListLRU(capacity)
-        self.hits = self.misses = 0
-
-    @rule(key=KEYS, size=SIZES)
-    def access(self, key, size):
-        hit = self.model.access(key, size)
-        assert self.cache.access(key, size) is hit
-        self.hits, self.misses = self.hits + hit, self.misses + (not hit)
-
-    @rule(key=KEYS)
-    def peek(self, key):
-        assert (key in self.cache) == (key in self.model.keys())
-
-    @rule(key=KEYS, size=st.integers(-10, -1))
-    def negative_size(self, key, size):
-        with pytest.raises(ValueError):
-            self.cache.access(key, size)
-
-    @invariant()
-    def same_state(self):
-        assert_same_tier(self.cache, self.model)
-        info = self.cache.cache_info()
-        assert (info.hits, info.misses, info.capacity, info.used) == \
-            (self.hits, self.misses, self.model.capacity, self.model.used())
-
-
-class TwoTierMachine(RuleBasedStateMachine):
-    @initialize(gpu=CAPACITIES, cpu=st.integers(0, 40))
-    def create(self, gpu, cpu):
-        self.cache, self.model = TwoTierCache(gpu, cpu), ListTwoTier(gpu, cpu)
-        self.tiers = {"gpu": 0, "cpu": 0, "miss": 0}
-
-    @rule(key=KEYS, size=SIZES)
-    def access(self, key, size):
-        tier = self.model.access(key, size)
-        assert self.cache.access(key, size) == tier
-        self.tiers[tier] += 1
-
-    @rule(key=KEYS)
-    def peek(self, key):
-        assert (key in self.cache.gpu) == (key in self.model.gpu.keys())
-        assert (key in self.cache.cpu) == (key in self.model.cpu.keys())
-
-    @invariant()
-    def same_state(self):
-        assert_same_tier(self.cache.gpu, self.model.gpu)
-        assert_same_tier(self.cache.cpu, self.model.cpu)
-        gpu, cpu, miss = self.tiers.values()
-        assert (self.cache.gpu.hits, self.cache.gpu.misses) == (gpu, cpu + miss)
-        assert (self.cache.cpu.hits, self.cache.cpu.misses) == (cpu, miss)  # a GPU hit never reads the CPU
-
-
-TestLRUAgainstModel = LRUMachine.TestCase
-TestLRUAgainstModel.settings = FAST
-TestTwoTierAgainstModel = TwoTierMachine.TestCase
-TestTwoTierAgainstModel.settings = FAST
+@FAST
+@given(capacity=CAPACITIES, reads=READS, peeks=st.lists(KEYS, max_size=5))
+def test_lru_cache_matches_the_list_model_after_every_read(capacity, reads, peeks):
+    cache, model = LRUCache(capacity), ListLRU(capacity)
+    hits = 0
+    for key, size in reads:
+        hit = model.access(key, size)
+        assert cache.access(key, size) is hit
+        hits += hit
+        for peek in peeks:  # a peek answers from the model's keys and changes nothing
+            assert (peek in cache) == (peek in model.keys())
+        assert (cache.keys(), cache.used, len(cache)) == (model.keys(), model.used(), len(model.entries))
+        assert cache.used <= capacity
+    assert (cache.hits, cache.misses) == (hits, len(reads) - hits)
 
 
 @FAST
-@given(gpu=CAPACITIES, reads=st.lists(st.tuples(KEYS, st.integers(1, 25)), max_size=40))
-def test_cpu_capacity_0_behaves_like_the_single_tier(gpu, reads):
-    two_tier, single = TwoTierCache(gpu, 0), LRUCache(gpu)
+@given(gpu=CAPACITIES, cpu=st.integers(0, 40), reads=READS)
+def test_two_tier_cache_is_two_lru_caches_in_a_row(gpu, cpu, reads):
+    cache = TwoTierCache(gpu, cpu)
+    gpu_alone, cpu_alone = LRUCache(gpu), LRUCache(cpu)
     for key, size in reads:
-        hit = single.access(key, size)
-        assert two_tier.access(key, size) == ("gpu" if hit else "miss")
-        assert two_tier.gpu.keys() == single.keys()
+        expected = "gpu" if key in cache.gpu else "cpu" if key in cache.cpu else "miss"
+        assert cache.access(key, size) == expected
+        if not gpu_alone.access(key, size):  # every read goes to the GPU tier...
+            cpu_alone.access(key, size)      # ...and only the GPU's misses go on to the CPU tier
+        assert (cache.gpu.keys(), cache.gpu.used) == (gpu_alone.keys(), gpu_alone.used)
+        assert (cache.cpu.keys(), cache.cpu.used) == (cpu_alone.keys(), cpu_alone.used)
+

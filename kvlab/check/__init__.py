@@ -1,23 +1,112 @@
 """Self-checks for the code the lab asks students to write: why it is wrong, not only that it is.
 
     from kvlab import check
-    check.lru_cache(LRUCache)               # step 1
-    check.two_tier_cache(TwoTierCache)      # step 5
-    check.summarize_function(summarize)     # step 8: summarize(records) -> summary dict
-    check.scenario_script("scenario.py")    # steps 2-4, 6, 7: runs the script in a sandbox
-    check.summarize_script("summarize.py")  # step 8: runs the script in a sandbox
+    check.lru_cache()          # step 1: LRUCache in your kvlab/kvsim.py
+    check.two_tier_cache()     # step 5: TwoTierCache in your kvlab/kvsim.py
+    check.step(2)              # any step 1-8: its rules, and its artifact file once a notebook wrote it
+    check.steps()              # all eight, as `python -m kvlab check` prints them
+    check.lru_cache(MyCache)   # a class given directly, checked in this process
+    check.summarize_function(fn)   # fn(records) -> summary dict, in this process
 
-Each returns a Report: one row per rule with ✓/✗ and, for a failure, a hint naming the misconception
-(a table in a notebook, plain lines in a terminal; .passed, .rows and .as_dict() as data). A rule is a
-small narrated scenario whose right answer the lab's own code gives; an exception or an endless loop
-in the checked code fails that rule only. Scripts run in a temporary copy of their folder with a time
-limit and an output cap (kvlab.sandbox).
+Each returns a Report: one row per rule with ✓/✗ and, for the first failure, a hint naming the
+misconception (a table in a notebook, lines in a terminal; .passed, .rows, .misconceptions and
+.as_dict() as data). Your files run in a separate Python process that only reports what your code
+returned; everything is judged here, against expectations stored as data (no reference code).
 """
-from .caches import lru_cache, two_tier_cache
+from pathlib import Path
+
+from . import caches, labsteps as _steps, oracle as oracles, summaries
 from .hints import HINTS
 from .report import Report, Row, Wrong
-from .scenarios import compare_scenario, scenario_script
-from .summaries import compare_summary, summarize_function, summarize_script
 
-__all__ = ["lru_cache", "two_tier_cache", "scenario_script", "summarize_function", "summarize_script",
-           "compare_scenario", "compare_summary", "Report", "Row", "Wrong", "HINTS"]
+STUDENT_DIR = Path(__file__).resolve().parent.parent   # the kvlab/ folder: kvsim.py, scenario.py, summarize.py
+TIMEOUT = 3.0      # seconds a run of your code may take; the lab's runs take milliseconds
+
+__all__ = ["lru_cache", "two_tier_cache", "mru_cache", "summarize_function", "scenario_script", "summarize_script",
+           "step", "steps", "Report", "Row", "Wrong", "HINTS"]
+
+
+def _execute(folder=None, timeout=TIMEOUT):
+    """execute(jobs, files): run jobs on the files in `folder` (default: yours), in a fresh process."""
+    from . import run
+
+    folder = Path(folder or STUDENT_DIR)
+    return lambda jobs, files: run.run_jobs(folder, jobs, files=files, copy=_steps.SCRIPTS + ("policies.py",),
+                                            timeout=timeout)
+
+
+def _here(names, timeout=TIMEOUT):
+    """execute(jobs, files) for classes or functions given directly: {name: object}, run in this process."""
+    from . import run
+
+    return lambda jobs, files: [run.run_ops_here(names, job["ops"], timeout) for job in jobs]
+
+
+def _class(title, rules, module, name, cls, folder, timeout):
+    execute = _execute(folder, timeout) if cls is None else _here({name: cls}, timeout)
+    shown = title if cls is None or getattr(cls, "__name__", name) == name else f"{title} ({cls.__name__})"
+    return _steps.class_report(shown, rules, module, name, execute, oracles.default())
+
+
+def lru_cache(cls=None, *, folder=None, timeout=TIMEOUT):
+    """Step 1: check LRUCache (your kvlab/kvsim.py's, or the class given) rule by rule."""
+    return _class("LRUCache", caches.lru_rules(), "kvsim", caches.LRU, cls, folder, timeout)
+
+
+def two_tier_cache(cls=None, *, folder=None, timeout=TIMEOUT):
+    """Step 5: check TwoTierCache (your kvlab/kvsim.py's, or the class given); its tiers are your LRUCache.
+
+    For your file, step 1 is checked too: a TwoTierCache is only as right as the LRUCache its tiers are.
+    """
+    if cls is None:
+        return steps((1, 5), folder=folder, artifacts=False, timeout=timeout)[5]
+    return _class("TwoTierCache", caches.tier_rules(), "kvsim", caches.TIERS, cls, folder, timeout)
+
+
+def mru_cache(cls=None, *, folder=None, timeout=TIMEOUT):
+    """Notebook 07's exercise: check MRUCache (your kvlab/policies.py's, or the class given)."""
+    return _class("MRUCache", caches.mru_rules(), "policies", caches.MRU, cls, folder, timeout)
+
+
+def _lab_lines():
+    from .. import paths
+    text = _steps.read_text(paths.ttft_source())
+    return text.splitlines() if text is not None else []
+
+
+def _plan(folder=None, timeout=TIMEOUT):
+    return _steps.Plan(execute=_execute(folder, timeout), oracle=oracles.default(), lab_lines=_lab_lines())
+
+
+def steps(numbers=tuple(_steps.TITLES), *, folder=None, artifacts=None, timeout=TIMEOUT):
+    """{step: Report} for your files (and the artifacts the notebooks wrote, if any)."""
+    from .. import paths
+    artifacts = paths.out_dir() if artifacts is None else artifacts
+    return _steps.check_steps(_plan(folder, timeout), artifacts, required=False, steps=tuple(numbers))
+
+
+def step(number, *, folder=None, artifacts=None, timeout=TIMEOUT):
+    """One step's Report: its rules on your files, and its artifact once a notebook wrote it."""
+    if number not in _steps.TITLES:
+        raise ValueError(f"the lab has steps 1 to 8, not {number!r}")
+    return steps((number,), folder=folder, artifacts=artifacts, timeout=timeout)[number]
+
+
+def scenario_script(folder=None, timeout=TIMEOUT):
+    """Steps 2, 3, 4, 6 and 7 on your scenario.py, merged into one Report."""
+    reports = _steps.script_steps(_plan(folder, timeout))
+    return Report("scenario.py (steps 2, 3, 4, 6, 7)", [row for report in reports.values() for row in report.rows])
+
+
+def summarize_script(folder=None, timeout=TIMEOUT):
+    """Step 8 on your summarize.py, run as a script."""
+    return _steps.summary_step(_plan(folder, timeout))
+
+
+def summarize_function(fn=None, *, folder=None, timeout=TIMEOUT):
+    """Step 8's rules on summarize(records) -> summary dict: yours, or the function given (in this process)."""
+    from .probes import run_probes
+    execute = _execute(folder, timeout) if fn is None else _here({"summarize": fn}, timeout)
+    name = getattr(fn, "__name__", "summarize") if fn is not None else "summarize"
+    title = "summarize(records)" if name == "summarize" else f"summarize(records) ({name})"
+    return Report(title, run_probes(summaries.function_probes(_lab_lines()), execute, oracles.default()))

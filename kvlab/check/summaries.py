@@ -1,22 +1,19 @@
-"""Rules for summarize.py (step 8), and the judge of a summary's JSON.
+"""Rules for summarize.py (step 8), and the judge of a summary's JSON document.
 
-A summary is judged against the exact statistics of its input, not against another program's
-rounding: a value passes if it is on the right grid (1 decimal for ms, 2 for ratios) and within half
-a step of the exact value, so sum(values) / n is as good as statistics.mean.
+A summary is judged against the exact statistics of its input (the oracle's), not against another
+program's rounding: a value passes if it is on the right grid (1 decimal for ms, 2 for ratios) and
+within half a step of the exact value, so sum(values) / n is as good as statistics.mean. When it is
+off, the judge tries the classic mistakes on the same numbers and names the one that matches.
 """
-import copy
 import json
 import random
-import statistics
-from pathlib import Path
 
-from .. import artifacts
-from .. import summarize as reference
-from ..sandbox import script_job
-from .report import Report, Row, Rule, Wrong, run_rules
-from .scripts import Probe, command, parse_json_text, run_probes, succeeded
+from .probes import Probe, command, function_job, parse_json_text, returned, script_job, succeeded
+from .report import Wrong
 
-CONFIGS = reference.CONFIGS
+CONFIGS = ("baseline", "lmcache")
+PUBLIC_SEED = 0
+TOLERANCE = 1e-9  # floating-point slack when comparing a rounded value with its grid
 
 
 def lines_of(passes, shuffle=None):
@@ -32,10 +29,6 @@ def lines_of(passes, shuffle=None):
     return lines
 
 
-def records_of(lines):
-    return [json.loads(line) for line in lines if line.strip()]
-
-
 # Small inputs, each built so that one mistake shows. Values are unsorted on purpose.
 NAMES = lines_of({"pass1-cold": {"baseline": [600.0, 580.0, 590.0], "lmcache": [610.0, 590.0, 600.0]},
                   "warm up": {"baseline": [570.0, 575.0, 572.0], "lmcache": [48.0, 49.0, 48.5]},
@@ -48,10 +41,10 @@ LAYOUT = lines_of({"pass1-cold": {"baseline": [580.0, 590.0, 600.0], "lmcache": 
                   shuffle=random.Random(3))
 BLANK = ["", *ODD[:2], "", "   ", *ODD[2:5], "\t", *ODD[5:], "", ""]
 
-CASES = [  # (rule, lines)
-    ("keeps pass names exactly as in the input (here pass1-cold, 'warm up' and replay-2)", NAMES),
-    ("p50 of an even count is the mean of the two middle values (statistics.median)", EVEN),
+CASES = [  # (rule, lines), simplest first
     ("p50 of an odd count is the middle of the sorted values", ODD),
+    ("p50 of an even count is the mean of the two middle values (statistics.median)", EVEN),
+    ("keeps pass names exactly as in the input (here pass1-cold, 'warm up' and replay-2)", NAMES),
     ("ratio = baseline / lmcache from the unrounded statistics, rounded to 2 decimals", RATIO),
     ("works for other document counts and any line order", LAYOUT),
 ]
@@ -71,14 +64,16 @@ def random_lines(rng):
     return lines
 
 
-def _exact(records):
-    """{config: {pass: (median, mean, n, values)}} from the records, unrounded."""
-    groups = {config: {} for config in CONFIGS}
-    for record in records:
-        groups[record["config"]].setdefault(record["pass"], []).append(record["ttft_ms"])
-    return {config: {name: (statistics.median(values), statistics.mean(values), len(values), values)
-                     for name, values in passes.items()}
-            for config, passes in groups.items()}
+def records_of(lines):
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _measured(lines):
+    """{(config, pass): [ttft_ms in input order]}: the numbers the classic mistakes are made of."""
+    numbers = {}
+    for record in records_of(lines):
+        numbers.setdefault((record["config"], record["pass"]), []).append(record["ttft_ms"])
+    return numbers
 
 
 def _number(value):
@@ -87,24 +82,33 @@ def _number(value):
 
 def _rounds_to(got, exact, places):
     """`got` is `exact` rounded to `places` decimals (any correct way of computing and rounding it)."""
-    return (_number(got) and exact is not None and abs(round(got, places) - got) < 1e-9
-            and abs(got - exact) <= 0.5 * 10 ** -places + 1e-9)
+    return (_number(got) and exact is not None and abs(round(got, places) - got) < TOLERANCE
+            and abs(got - exact) <= 0.5 * 10 ** -places + TOLERANCE)
 
 
-def _check_stat(got, exact, values, label, kind):
+def _middles(values):
+    """The sorted middle value(s), and the unsorted ones a median that forgot to sort would take."""
+    ordered, half = sorted(values), len(values) // 2
+    if len(values) % 2:
+        return [ordered[half]], [values[half]]
+    return ordered[half - 1:half + 1], [values[half], (values[half - 1] + values[half]) / 2]
+
+
+def _check_p50(got, exact, values, label):
     if _rounds_to(got, exact, 1):
         return
-    if kind == "p50_ms":
-        ordered = sorted(values)
-        middle = len(values) // 2
-        if len(values) % 2 == 0 and any(_rounds_to(got, value, 1) for value in ordered[middle - 1:middle + 1]):
-            raise Wrong("median-even", f"{label} is {got}, expected {round(exact, 1)}")
-        unsorted = [values[middle]] + ([statistics.mean(values[middle - 1:middle + 1])] if len(values) % 2 == 0 else [])
-        if any(_rounds_to(got, value, 1) and value != exact for value in unsorted):
-            raise Wrong("median-unsorted", f"{label} is {got}, expected {round(exact, 1)}")
-    if _number(got) and abs(got - exact) <= 0.05 + 1e-9:
-        raise Wrong("not-rounded", f"{label} is {got}, expected {round(exact, 1)}")
-    raise Wrong("wrong-stat", f"{label} should be {round(exact, 1)}, got {got!r}")
+    sorted_middles, unsorted = _middles(values)
+    if len(values) % 2 == 0 and any(_rounds_to(got, value, 1) for value in sorted_middles):
+        raise Wrong("median-even", f"{label} is {got}, expected {round(exact, 1)}")
+    if any(_rounds_to(got, value, 1) and value != exact for value in unsorted):
+        raise Wrong("median-unsorted", f"{label} is {got}, expected {round(exact, 1)}")
+    _off(got, exact, label, 1)
+
+
+def _off(got, exact, label, places):
+    if _number(got) and abs(got - exact) <= 0.5 * 10 ** -places + TOLERANCE:
+        raise Wrong("not-rounded", f"{label} is {got}, expected {round(exact, places)}")
+    raise Wrong("wrong-stat", f"{label} should be {round(exact, places)}, got {got!r}")
 
 
 def _check_ratio(got, baseline, lmcache, label):
@@ -115,29 +119,29 @@ def _check_ratio(got, baseline, lmcache, label):
         raise Wrong("rounds-before-ratio", f"{label} is {got}, expected {round(exact, 2)}")
     if baseline and _rounds_to(got, lmcache / baseline, 2):
         raise Wrong("ratio-inverted", f"{label} is {got}, expected {round(exact, 2)}")
-    if _number(got) and exact is not None and abs(got - exact) <= 0.005 + 1e-9:
-        raise Wrong("not-rounded", f"{label} is {got}, expected {round(exact, 2)}")
-    raise Wrong("wrong-stat", f"{label} should be {None if exact is None else round(exact, 2)}, got {got!r}")
+    if exact is None:
+        raise Wrong("wrong-stat", f"{label} should be null (lmcache's statistic is 0), got {got!r}")
+    _off(got, exact, label, 2)
 
 
-def compare_summary(document, records, what="the summary"):
-    """Raise Wrong, naming the likeliest mistake, unless `document` summarizes `records` as the lab asks."""
-    exact = _exact(records)
-    if not isinstance(document, dict) or any(not isinstance(document.get(key), dict)
-                                             for key in (*CONFIGS, "ratio")):
+def compare_summary(document, lines, oracle, what="the summary"):
+    """Raise Wrong, naming the likeliest mistake, unless `document` summarizes `lines` as the lab asks."""
+    exact, measured = oracle.summary(lines), _measured(lines)
+    if not isinstance(document, dict) or any(not isinstance(document.get(key), dict) for key in (*CONFIGS, "ratio")):
         raise Wrong("summary-shape", f"{what} is {str(document)[:80]}")
     for config in CONFIGS:
         got, want = document[config], exact[config]
         if set(got) != set(want):
             raise Wrong("pass-names", f"{what}, {config}: passes {list(got)}, expected {list(want)}")
-        for name, (median, mean, count, values) in want.items():
+        for name, (count, median, mean) in want.items():
             entry, label = got[name], f"{what}, {config} {name!r}"
             if not isinstance(entry, dict) or set(entry) != {"n", "p50_ms", "mean_ms"}:
                 raise Wrong("summary-shape", f"{label} is {entry!r}")
             if entry["n"] != count:
                 raise Wrong("n-count", f"{label}: n should be {count}, got {entry['n']!r}")
-            _check_stat(entry["p50_ms"], median, values, f"{label} p50_ms", "p50_ms")
-            _check_stat(entry["mean_ms"], mean, values, f"{label} mean_ms", "mean_ms")
+            _check_p50(entry["p50_ms"], median, measured[config, name], f"{label} p50_ms")
+            if not _rounds_to(entry["mean_ms"], mean, 1):
+                _off(entry["mean_ms"], mean, f"{label} mean_ms", 1)
     both = [name for name in exact["baseline"] if name in exact["lmcache"]]
     if set(document["ratio"]) != set(both):
         raise Wrong("pass-names", f"{what}, ratio: passes {list(document['ratio'])}, expected {both}")
@@ -145,15 +149,14 @@ def compare_summary(document, records, what="the summary"):
         entry, label = document["ratio"][name], f"{what}, ratio {name!r}"
         if not isinstance(entry, dict) or set(entry) != {"p50", "mean"}:
             raise Wrong("summary-shape", f"{label} is {entry!r}")
-        for key, index in (("p50", 0), ("mean", 1)):
-            _check_ratio(entry[key], exact["baseline"][name][index], exact["lmcache"][name][index],
-                         f"{label} {key}")
+        for key, index in (("p50", 1), ("mean", 2)):
+            _check_ratio(entry[key], exact["baseline"][name][index], exact["lmcache"][name][index], f"{label} {key}")
 
 
-# --- summarize.py run as a script -----------------------------------------------------------------
+# --- summarize.py run as a script, and summarize() called as a function --------------------------
 
-class _Names:
-    """Unique input and output file names inside the sandbox."""
+class Names:
+    """Unique input and output file names inside the scratch copy."""
 
     def __init__(self):
         self.count = 0
@@ -163,95 +166,76 @@ class _Names:
         return f"kvlab-input-{self.count}.jsonl", f"kvlab-output-{self.count}.json"
 
 
+def _written(job, outcome, target):
+    succeeded(outcome, job)
+    text = (outcome.get("files") or {}).get(target)
+    if text is None:
+        printed = " (it printed the summary on stdout instead)" if (outcome.get("stdout") or "").strip().startswith("{") else ""
+        raise Wrong("no-output-file", f"`{command(job)}` wrote no {target}{printed}")
+    return parse_json_text(text, target)
+
+
 def summary_probe(rule, inputs, script, names):
     """Run the script on each input (a list of lines) and judge each output file."""
     jobs, files, judged = [], {}, []
     for lines in inputs:
         source, target = names()
-        jobs.append(script_job(script, (source, target), kvsim="own", read=(target,)))
+        jobs.append(script_job(script, (source, target), read=(target,)))
         files[source] = "\n".join(lines) + "\n"
-        judged.append((target, records_of(lines)))
+        judged.append((target, lines))
 
-    def judge(results):
-        for job, result, (target, records) in zip(jobs, results, judged):
-            document = _written(job, result, target)
-            compare_summary(document, records, f"`{command(job)}`")
+    def judge(outcomes, oracle):
+        for job, outcome, (target, lines) in zip(jobs, outcomes, judged):
+            compare_summary(_written(job, outcome, target), lines, oracle, f"`{command(job)}`")
     return Probe(rule, jobs, judge, files)
-
-
-def _written(job, result, target):
-    succeeded(result, job)
-    text = result["files"].get(target)
-    if text is None:
-        printed = " (it printed the summary on stdout instead)" if result["stdout"].strip().startswith("{") else ""
-        raise Wrong("no-output-file", f"`{command(job)}` wrote no {target}{printed}")
-    return parse_json_text(text, target)
 
 
 def blank_probe(script, names):
     """Blank lines skipped: the same records with and without blank lines between them."""
     plain, blank = summary_probe("", [ODD], script, names), summary_probe("", [BLANK], script, names)
 
-    def judge(results):
-        plain.judge(results[:1])
-        error = results[1]["error"]
-        if error:
-            raise Wrong("blank-lines", f"`{command(blank.jobs[0])}` with blank lines: {error}")
-        blank.judge(results[1:])
+    def judge(outcomes, oracle):
+        plain.judge(outcomes[:1], oracle)
+        if outcomes[1].get("kind") != "ok":
+            try:
+                succeeded(outcomes[1], blank.jobs[0])
+            except Wrong as wrong:
+                raise Wrong("blank-lines", f"`{command(blank.jobs[0])}` with blank lines: {wrong.detail}") from None
+        blank.judge(outcomes[1:], oracle)
     return Probe("skips blank lines (empty, or only spaces)", plain.jobs + blank.jobs, judge,
                  {**plain.files, **blank.files})
 
 
-def script_probes(lab_lines, seed=0, runs=4, script="summarize.py"):
-    """The Probes for summarize.py: the lab's measured file, the small cases, blank lines, random inputs."""
-    names, rng = _Names(), random.Random(seed)
-    return [summary_probe("summarizes the lab's measured file (ttft.jsonl) as the lab does", [lab_lines],
-                          script, names),
-            *[summary_probe(rule, [lines], script, names) for rule, lines in CASES],
-            blank_probe(script, names),
-            summary_probe(f"matches the exact statistics on {runs} random measurements (seed {seed}: other "
-                          f"pass names, document counts, orders, blank lines)",
-                          [random_lines(rng) for _ in range(runs)], script, names)]
+def script_probes(lab_lines, seed=PUBLIC_SEED, runs=4, script="summarize.py", names=None):
+    """The Probes for summarize.py: the small cases, blank lines, the lab's measured file, random inputs.
 
-
-def lab_lines(path=None):
-    """The lines of the measured file (default: the lab's, see kvlab.artifacts.ttft_source)."""
-    return Path(path or artifacts.ttft_source()).read_text(encoding="utf-8").splitlines()
-
-
-def summarize_script(path, seed=0, timeout=10.0, ttft=None):
-    """Check a summarize.py (step 8) by running it in a sandbox on several inputs; one row per rule."""
-    path = Path(path)
-    if not path.is_file():
-        return Report(path.name, [Row(f"{path} exists", False, f"{path} not found", "missing-file")])
-    probes = script_probes(lab_lines(ttft), seed, script=path.name)
-    return Report(f"{path.name} (step 8)", run_probes(path.parent, probes, timeout))
-
-
-# --- a summarize function, in-process (for a notebook) --------------------------------------------
-
-def _function_rule(rule, inputs):
-    def probe(fn):
-        for lines in inputs:
-            records = records_of(lines)
-            document = fn(copy.deepcopy(records))
-            try:
-                document = json.loads(json.dumps(document))
-            except (TypeError, ValueError) as error:
-                raise Wrong("summary-shape", f"the result cannot be saved as JSON: {error}") from None
-            compare_summary(document, records, "the result")
-    return Rule(rule, "raised", probe)
-
-
-def summarize_function(fn, seed=0, timeout=2.0, ttft=None, runs=4):
-    """Check a function summarize(records) -> summary dict (step 8); records are the parsed JSON lines.
-
-    The same rules as summarize_script, except blank lines (a list of records has none).
+    `names` gives the input and output files their names; share one between calls whose probes run together.
     """
+    names, rng = names or Names(), random.Random(seed)
+    return [*[summary_probe(rule, [lines], script, names) for rule, lines in CASES],
+            blank_probe(script, names),
+            summary_probe("summarizes the lab's measured file (ttft.jsonl) as the lab does", [lab_lines], script, names),
+            summary_probe(f"matches the exact statistics on {runs} random measurements (seed {seed}: other pass names, "
+                          "document counts, orders, blank lines)", [random_lines(rng) for _ in range(runs)],
+                          script, names)]
+
+
+def function_probes(lab_lines, seed=PUBLIC_SEED, runs=4, module="summarize"):
+    """The same rules for summarize(records) called as a function (no blank lines: records have none)."""
     rng = random.Random(seed)
-    rules = [_function_rule("summarizes the lab's measured file (ttft.jsonl) as the lab does", [lab_lines(ttft)]),
-             *[_function_rule(rule, [lines]) for rule, lines in CASES],
-             _function_rule(f"matches the exact statistics on {runs} random measurements (seed {seed}: other "
-                            f"pass names, document counts and orders)", [random_lines(rng) for _ in range(runs)])]
-    name = getattr(fn, "__qualname__", repr(fn))
-    return run_rules("summarize" if name == "summarize" else f"summarize ({name})", rules, (fn,), timeout)
+    cases = [*CASES, ("summarizes the lab's measured file (ttft.jsonl) as the lab does", lab_lines),
+             (f"matches the exact statistics on {runs} random measurements (seed {seed})",
+              [line for _ in range(runs) for line in random_lines(rng)])]
+    probes = []
+    for rule, lines in cases:
+        job = function_job(module, "summarize", records_of(lines))
+
+        def judge(outcomes, oracle, job=job, lines=lines):
+            compare_summary(returned(outcomes[0], job), lines, oracle, "summarize(records)")
+        probes.append(Probe(rule, [job], judge))
+    return probes
+
+
+def artifact_judge(lines, oracle):
+    """judge(text) for measured.json: the summary of `lines` (the measured file)."""
+    return lambda text: compare_summary(parse_json_text(text, "measured.json"), lines, oracle, "measured.json")

@@ -1,0 +1,279 @@
+"""Run jobs on a student's files in another process, through driver.py, and return raw outcomes.
+
+run_jobs() copies the files into a scratch folder, starts the driver there (a plain child process,
+or the sandbox given as `backend`), hands it the spec on stdin and reads one result line per job.
+When the process itself fails (it passes the deadline, prints too much, is killed by a signal, or
+breaks the protocol) the first job without a result says so and the later ones are "not-run".
+Nothing the student's code does makes run_jobs raise. run_ops_here() runs an "ops" job on objects of
+this process instead (a notebook's classes), with a best-effort time limit.
+"""
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from . import driver
+
+DRIVER = Path(driver.__file__).resolve()
+TIMEOUT = 3.0               # seconds per job
+CAP = 1_000_000             # bytes a script may print on stdout (and the process on stderr)
+STARTUP_ALLOWANCE = 2.0     # seconds for the interpreter (and a sandbox) to start on a busy machine
+PER_JOB_ALLOWANCE = 0.1     # seconds per job for the driver's own work (imports, copies, JSON)
+EXIT_GRACE = 0.5            # seconds to drain the pipes after the driver exited (a child may hold them)
+JSON_GROWTH = 6             # one byte of output takes up to six in a result line ("\u0000")
+LINE_SLACK = 10_000         # bytes of a result line besides the outputs it carries
+CHUNK = 65_536              # bytes per read from a pipe
+OPS = {"new": 1, "fn": 1, "access": 3, "keys": 1, "used": 1, "in": 2, "attr": 2, "call": 2}  # least args
+KINDS = {"ops": {"ok", "missing", "import", "missing-attr", "timeout"},
+         "script": {"ok", "exit", "crash", "timeout", "flood", "missing"}}
+
+
+class Launch(NamedTuple):
+    """How a backend starts the driver: Popen arguments; ended(returncode, stderr) -> the killing signal or None."""
+    popen: dict
+    ended: Callable
+
+
+class Plain:
+    """The driver as a plain child process in the scratch folder: limits time and output, hides nothing."""
+
+    @contextmanager
+    def launch(self, scratch):
+        yield Launch({"args": [sys.executable, "-I", "-S", str(DRIVER)], "cwd": scratch},
+                     lambda returncode, stderr: -returncode if returncode < 0 else None)
+
+
+def script_job(script, argv=(), *, files=None, read=()):
+    """A "script" job: `python script argv...`, with input `files` {name: text}, reading back `read`."""
+    return {"kind": "script", "script": script, "argv": [str(arg) for arg in argv],
+            "files": dict(files or {}), "read": list(read)}
+
+
+def ops_job(module, ops):
+    """An "ops" job: `ops` on objects of the student's `module` (e.g. "kvsim")."""
+    return {"kind": "ops", "module": module, "ops": [list(op) for op in ops]}
+
+
+def run_ops_here(namespace, ops, timeout=TIMEOUT, folder=None):
+    """An "ops" job on objects of this process: `namespace` is a module or a dict name -> class/function.
+
+    The outcome is what the driver would report. The time limit is best effort: a SIGALRM, in the main
+    thread only (elsewhere there is none), which Python notices only between bytecodes; an exception
+    is located ("where") in `folder` (default: the module's folder; else any file outside the stdlib).
+    """
+    check_ops(ops)
+    if folder is None and getattr(namespace, "__file__", None):
+        folder = os.path.dirname(os.path.abspath(namespace.__file__))
+    return driver.run_ops(namespace, ops, timeout, folder)
+
+
+def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, backend=None):
+    """Run `jobs` on a scratch copy of `folder` in one process; one outcome dict per job, in order.
+
+    `copy` names the files of `folder` to copy (default: its top-level *.py files; symlinks never),
+    `files` ({name: text}) are written into the copy too. Each job has `timeout` seconds; the process
+    as a whole has that plus allowances (deadline()).
+    """
+    check_jobs(jobs)
+    for name in files or {}:
+        check_name(name)
+    spec = json.dumps({"timeout": timeout, "cap": cap, "jobs": jobs}).encode()
+    with tempfile.TemporaryDirectory(prefix="kvlab-run-", ignore_cleanup_errors=True) as scratch, \
+            tempfile.TemporaryFile() as stdin:
+        stage(Path(folder), Path(scratch), copy, files or {})
+        stdin.write(spec)
+        stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
+        with (backend or Plain()).launch(scratch) as launch:
+            process = subprocess.Popen(**launch.popen, stdin=stdin, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, start_new_session=True)
+            seen = watch(process, deadline(jobs, timeout), result_limit(jobs, cap), cap)
+            stopped_by = launch.ended(process.returncode, seen.stderr)
+    return outcomes(jobs, seen, stopped_by)
+
+
+def deadline(jobs, timeout):
+    """Seconds the whole process may take: one job's time, the start-up, and a little per job."""
+    return timeout + STARTUP_ALLOWANCE + PER_JOB_ALLOWANCE * len(jobs)
+
+
+def result_limit(jobs, cap):
+    """Bytes of result lines the jobs may write: each carries at most its stdout and the files it reads."""
+    return sum(JSON_GROWTH * cap * (1 + len(job.get("read", ()))) + LINE_SLACK for job in jobs)
+
+
+def stage(folder, scratch, copy, files):
+    """Copy the named regular files of `folder` (default: every top-level *.py) and write `files`."""
+    names = copy if copy is not None else [path.name for path in folder.glob("*.py") if is_plain(path.name)]
+    for name in names:
+        check_name(name)
+        source = folder / name
+        if source.is_file() and not source.is_symlink():  # a link could point anywhere on this machine
+            shutil.copyfile(source, scratch / name)
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+
+
+class Seen(NamedTuple):
+    """What a process did: its result lines, the end of its stderr, how it ended."""
+    stdout: bytes
+    stderr: str
+    returncode: int
+    stopped: str            # "" or why we killed it: "timeout" or "flood"
+
+
+def watch(process, seconds, stdout_limit, stderr_limit):
+    """Read the process's output until it ends, passes the deadline or a limit; then kill its group."""
+    ends = time.monotonic() + seconds
+    out, err, err_total, stopped, exited = bytearray(), bytearray(), 0, "", None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ, "out")
+        selector.register(process.stderr, selectors.EVENT_READ, "err")
+        while selector.get_map() and not stopped:
+            now = time.monotonic()
+            if now >= ends:
+                stopped = "timeout"
+                break
+            if exited is not None and now > exited + EXIT_GRACE:
+                break  # a child of the driver still holds the pipes: it is killed below
+            for key, _ in selector.select(min(ends - now, EXIT_GRACE)):
+                chunk = os.read(key.fd, CHUNK)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif key.data == "out":
+                    out += chunk
+                    stopped = stopped or ("flood" if len(out) > stdout_limit else "")
+                else:
+                    err_total += len(chunk)
+                    err = (err + chunk)[-driver.UTF8_WIDEST * driver.STDERR_TAIL:]
+                    stopped = stopped or ("flood" if err_total > stderr_limit else "")
+            if exited is None and process.poll() is not None:
+                exited = time.monotonic()
+    kill(process)
+    process.stdout.close()
+    process.stderr.close()
+    tail = err.decode("utf-8", "replace")[-driver.STDERR_TAIL:]
+    return Seen(bytes(out), tail, process.returncode, stopped)
+
+
+def kill(process):
+    """Kill the process and whatever it started in its session; wait for it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
+
+
+def outcomes(jobs, seen, stopped_by):
+    """One outcome per job: the driver's results, then what became of the process, then not-run."""
+    lines = seen.stdout.split(b"\n")
+    results, bad = [], False
+    for line in lines[:-1]:
+        result = parse(line, len(results), jobs)
+        if result is None:
+            bad = True  # malformed, out of order, or one line too many: someone else wrote there too
+            break
+        results.append(result)
+    if bad and len(results) == len(jobs):
+        results.pop()
+    stopped_itself = results and results[-1]["kind"] in ("timeout", "flood") and not bad  # the driver's rule
+    if len(results) < len(jobs) and not stopped_itself:
+        job = jobs[len(results)]
+        if bad:
+            results.append(failed(job, "protocol", seen, code=seen.returncode))
+        elif seen.stopped:
+            results.append(failed(job, seen.stopped, seen))
+        elif stopped_by:
+            results.append(failed(job, "killed", seen, signal=stopped_by))
+        else:  # it exited without reporting every job (os._exit in the student's code?)
+            results.append(failed(job, "protocol", seen, code=seen.returncode))
+    return results + [failed(job, "not-run") for job in jobs[len(results):]]
+
+
+def parse(line, number, jobs):
+    """The outcome on a result line, if it is well-formed and the one expected next; else None."""
+    try:
+        result = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(result, dict) or number >= len(jobs):
+        return None
+    said = result.pop("job", None)
+    if type(said) is not int or said != number:
+        return None
+    kind, job = result.get("kind"), jobs[number]
+    if kind not in KINDS[job["kind"]]:
+        return None
+    if job["kind"] == "script" and not (isinstance(result.get("stdout"), str)
+                                        and isinstance(result.get("stderr"), str)
+                                        and isinstance(result.get("files"), dict)):
+        return None
+    if kind in ("ok", "timeout", "missing-attr") and job["kind"] == "ops" \
+            and not isinstance(result.get("results"), list):
+        return None
+    return result if well_formed(result, job) else None
+
+
+def well_formed(result, job):
+    """Does every field a judge reads have the shape the driver gives it? (Student code can write lines too.)"""
+    raised = [result.get("raised")] if "raised" in result or result["kind"] in ("import", "crash") else []
+    items = result.get("results") if job["kind"] == "ops" and isinstance(result.get("results"), list) else []
+    for item in items:
+        if not isinstance(item, dict) or ("raised" in item) == ("v" in item):
+            return False
+        raised += [item["raised"]] if "raised" in item else []
+    files = result.get("files", {}) if job["kind"] == "script" else {}
+    return (all(text is None or isinstance(text, str) for text in files.values())
+            and all(isinstance(one, dict) and isinstance(one.get("type"), str) and isinstance(one.get("message"), str)
+                    and all(isinstance(one.get(name), (str, type(None))) for name in ("where", "name"))
+                    for one in raised)
+            and type(result.get("code", 0)) is int and isinstance(result.get("name"), (str, type(None))))
+
+
+def failed(job, kind, seen=None, **details):
+    """The outcome of a job the driver did not report: the process's fate, or "not-run"."""
+    outcome = {"kind": kind, **details}
+    if seen is not None:
+        outcome["stderr"] = seen.stderr  # the process's, for the curious; a judge needs only the kind
+    if job["kind"] == "script":
+        outcome = {"stdout": "", "stderr": "", "files": {}, **outcome}
+    return outcome
+
+
+def check_jobs(jobs):
+    """ValueError for a job the driver does not know (a bug of the caller, not the student's)."""
+    for job in jobs:
+        if job.get("kind") == "ops":
+            check_name(job["module"] + ".py")
+            check_ops(job["ops"])
+        elif job.get("kind") == "script":
+            check_name(job["script"])
+            for name in [*job.get("files", {}), *job.get("read", [])]:
+                check_name(name)
+        else:
+            raise ValueError(f"unknown job {job!r}")
+
+
+def check_ops(ops):
+    for op in ops:
+        if not op or op[0] not in OPS or len(op) - 1 < OPS[op[0]]:
+            raise ValueError(f"unknown op {op!r}")
+
+
+def check_name(name):
+    """ValueError unless `name` is a plain file name (we chose it: a student's odd names are skipped)."""
+    if not is_plain(name):
+        raise ValueError(f"not a plain file name: {name!r}")
+
+
+def is_plain(name):
+    """A file name of the scratch folder: no path, nothing hidden."""
+    return bool(name) and not name.startswith(".") and not any(char in name for char in "/\\\0")

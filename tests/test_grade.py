@@ -1,306 +1,675 @@
-"""kvlab grade: a hand-in written by `kvlab handin` passes; one planted bug fails exactly its steps.
+"""kvlab grade: hostile and batch-breaking hand-ins, each graded exactly, changing nothing outside.
 
-Folders are graded with the stand-in measurement (conftest sets KVLAB_TTFT). Code that hangs, floods
-stdout or does not compile is graded with a short time limit, and must cost only bounded time.
+Every folder is the reference hand-in (`kvlab handin`) with one change, built here in a temporary
+folder. The hostile folders are graded in one sandboxed batch and the broken ones in another
+(grade_all, two at a time, a 2 s time limit); the assertions read the grades those two calls
+return. The rest runs in this process without the sandbox: the cache, Ctrl-C, the measured file,
+and the command's output formats.
 """
+import csv
+import hashlib
+import importlib.machinery
+import io
 import json
 import os
-import shutil
-import time
+import re
+import socket
+import sys
+import textwrap
+import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from helpers import assert_one_line_error, clean_env, python
-from kvlab import grade, handin, sandbox, scenario
-from kvlab.check import HINTS
-from kvlab.check.scenarios import step_probes
+from kvlab import cli, summarize
+from kvlab.check.report import Row
+from kvlab.instructor import grade, handin, sandbox
+from kvlab.instructor.oracle import Live
 
-BUGGY = Path(__file__).resolve().parent / "buggy"
-ALL_STEPS = list(range(1, 9))
-
-# fixture -> (file it replaces, the steps it must fail, the misconception each of those steps names)
-PLANTED = {
-    "lru_fifo": ("kvsim.py", [1], "fifo"),
-    "lru_clears_on_oversized": ("kvsim.py", [1], "oversized-evicts"),
-    "lru_evicts_on_oversized": ("kvsim.py", [1], "oversized-evicts"),
-    "lru_stores_oversized": ("kvsim.py", [1], "oversized-stored"),
-    "lru_contains_moves": ("kvsim.py", [1], "in-moves"),
-    "lru_keys_moves": ("kvsim.py", [1], "keys-moves"),
-    "lru_used_wrong": ("kvsim.py", [1], "used-wrong"),
-    "lru_used_method": ("kvsim.py", [1], "used-method"),
-    "tier_touches_cpu_on_gpu_hit": ("kvsim.py", [5], "tier-touches-cpu"),
-    "tier_no_cpu_refresh": ("kvsim.py", [5], "tier-no-cpu-refresh"),
-    "tier_no_copy_to_gpu": ("kvsim.py", [5], "tier-no-gpu-copy"),
-    "tier_miss_only_gpu": ("kvsim.py", [5], "tier-miss-one-tier"),
-    "tier_cpu_zero_fails": ("kvsim.py", [5], "tier-cpu-zero"),
-    "scenario_clears_between_passes": ("scenario.py", [2, 3, 4, 6, 7], "clears-between-passes"),
-    "scenario_hit_docs_sorted": ("scenario.py", [2, 3, 6], "hit-docs-order"),  # 4 and 7 only count
-    "scenario_prints_text": ("scenario.py", [2, 3, 4, 6, 7], "text-on-stdout"),
-    "summarize_median_low": ("summarize.py", [8], "median-even"),
-    "summarize_rounds_before_ratio": ("summarize.py", [8], "rounds-before-ratio"),
-    "summarize_renames_passes": ("summarize.py", [8], "pass-names"),
-    "summarize_no_blank_skip": ("summarize.py", [8], "blank-lines"),
-}
+KVLAB = Path(grade.__file__).resolve().parent.parent
+AVAILABLE, WHY = sandbox.available()
+needs_bwrap = pytest.mark.skipif(not AVAILABLE, reason=WHY)
+TIMEOUT = 2.0
+EXTENSION = "kvsim" + importlib.machinery.EXTENSION_SUFFIXES[0]  # what `import kvsim` would load before kvsim.py
+EMPTY_CLASSES = "class LRUCache:\n    pass\n\n\nclass TwoTierCache:\n    pass\n"
 
 
 @pytest.fixture(scope="module")
-def handed_in(tmp_path_factory):
-    """A folder written by `kvlab handin`: the reference scripts and their results."""
-    folder = tmp_path_factory.mktemp("handin") / "kvlab"
+def reference(tmp_path_factory):
+    """{file name: bytes} of a correct hand-in."""
+    folder = tmp_path_factory.mktemp("reference")
     handin.handin(folder)
+    return {path.name: path.read_bytes() for path in folder.iterdir()}
+
+
+def build(root, name, reference, changes=None):
+    """The reference hand-in in root/name, marked with its name (so no two folders are alike), then `changes`.
+
+    A change maps a file name to its new text, to a function of its old text, or to None (delete it).
+    """
+    folder = Path(root) / name
+    folder.mkdir()
+    for file, data in reference.items():
+        (folder / file).write_bytes(data)
+    with open(folder / "kvsim.py", "a") as kvsim:
+        kvsim.write(f"\nHANDED_IN_BY = {name!r}\n")
+    for file, change in (changes or {}).items():
+        path = folder / file
+        if change is None:
+            path.unlink()
+        else:
+            text = change(path.read_text()) if callable(change) else change
+            path.write_bytes(text if isinstance(text, bytes) else textwrap.dedent(text).encode())
     return folder
+
+
+def replaced(old, new):
+    """A change that replaces `old` (which must be there) by `new`."""
+    def change(text):
+        assert old in text, old
+        return text.replace(old, new)
+    return change
+
+
+def tree(folder):
+    """{relative path: content hash or link target} of everything under `folder`, links not followed."""
+    found = {}
+    for place, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        for name in files:
+            path = Path(place, name)
+            found[str(path.relative_to(folder))] = (os.readlink(path) if path.is_symlink()
+                                                    else hashlib.sha256(path.read_bytes()).hexdigest())
+    return found
+
+
+def living(marker):
+    """Processes (zombies aside) with `marker` in their command line, or run by this grader's sandbox uids."""
+    lowest = sandbox.OUTSIDE_UID_BASE + (os.getpid() % sandbox.HIGHEST_PID) * sandbox.WORKERS
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            if not entry.name.isdigit() or Path(entry.path, "stat").read_text().rpartition(")")[2].split()[0] == "Z":
+                continue
+            mine = os.geteuid() == 0 and lowest <= entry.stat().st_uid < lowest + sandbox.WORKERS
+            if mine or marker.encode() in Path(entry.path, "cmdline").read_bytes():
+                found.append(entry.name)
+        except OSError:
+            pass  # it has just ended
+    return found
+
+
+def outputs(grades):
+    """Everything the grader can print or write about these grades: text, table, JSON and CSV."""
+    return "\n".join([*map(str, grades), grade.table(grades), json.dumps([g.as_dict() for g in grades]),
+                      grade.csv_text(grades)])
+
+
+def first_failure(result, step):
+    return result.steps[step].failures[0]
+
+
+# --- hostile hand-ins ----------------------------------------------------------------------------------
+
+FORGE_JUDGE = textwrap.dedent("""
+    import sys
+    sys.path[:0] = [{repo!r}]
+    try:  # the judge is not in this process any more: there is nothing to rewrite
+        from kvlab.check import judging
+        from kvlab.check.report import Row
+        judging.judge = lambda rule, outcome, oracle: Row(rule.text, True)
+    except ImportError:
+        pass
+""")
+
+FORGE_PIPE = textwrap.dedent("""
+    import json, os, sys
+    frame, stream, spec = sys._getframe(), None, None
+    while frame:  # up to the driver's main(): its result stream and the jobs
+        if "results" in frame.f_locals and "spec" in frame.f_locals:
+            stream, spec = frame.f_locals["results"], frame.f_locals["spec"]
+        frame = frame.f_back
+    if stream is not None:
+        answers = {{"new": {{"$type": "LRUCache", "$id": 1}}, "access": False, "keys": [], "used": 0, "in": False}}
+        for number, job in enumerate(spec["jobs"]):
+            if job["kind"] == "ops":
+                line = {{"kind": "ok", "results": [{{"v": answers.get(op[0])}} for op in job["ops"]]}}
+            else:
+                line = {{"kind": "ok", "stdout": '{{"passes": []}}', "stderr": "", "files": {{}}}}
+            stream.write(json.dumps({{"job": number, **line}}) + "\\n")
+        stream.flush()
+        os._exit(0)
+""")
+
+FORGE_JSON = textwrap.dedent("""
+    '''json.py: takes the place of the driver's json module, so that every result line is forged.'''
+    import sys
+
+    def dumps(value, *args, **kwargs):
+        if isinstance(value, dict) and "job" in value and "kind" in value:
+            if "stdout" in value:
+                return '{{"job": %d, "kind": "ok", "stdout": "{{}}", "stderr": "", "files": {{}}}}' % value["job"]
+            return '{{"job": %d, "kind": "ok", "results": []}}' % value["job"]
+        return "{{}}"
+
+    def loads(text, *args, **kwargs):
+        return {{}}
+
+    frame = sys._getframe()
+    while frame:
+        if frame.f_globals.get("__file__", "").endswith("driver.py"):
+            frame.f_globals["json"] = sys.modules[__name__]
+        frame = frame.f_back
+""")
+
+ESCAPE = textwrap.dedent("""
+    import json, os, resource, socket, sys, time
+    STATUS = "escape-status.json"
+
+    def attempt(action):
+        try:
+            return action() or "done"
+        except BaseException as error:
+            return type(error).__name__
+
+    def write(path):
+        with open(path, "a") as handle:
+            handle.write("# escaped: always pass\\n")
+
+    def connect():
+        socket.create_connection(("127.0.0.1", {port}), timeout=1).close()
+        return "connected"
+
+    def daemon():
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.closerange(3, 4096)
+                os.execv(sys.executable, [sys.executable, "-c", "import time\\nopen('alive', 'w').close()\\n"
+                                          "while True: time.sleep(0.05)", {marker!r}])
+            os._exit(0)
+        os.wait()
+        for _ in range(200):
+            if os.path.exists("alive"):
+                return "running"
+            time.sleep(0.01)
+        return "not seen"
+
+    def big():
+        written = 0
+        try:
+            with open("big.bin", "wb") as handle:
+                for _ in range(300):
+                    handle.write(b"x" * 1_000_000)
+                    handle.flush()
+                    written += 1_000_000
+        except OSError:
+            pass
+        os.remove("big.bin")
+        return written
+
+    def secrets():
+        found = [value for value in os.environ.values() if "kvlab-secret" in value]
+        for path in ["/etc/shadow", *("/proc/%s/environ" % pid for pid in os.listdir("/proc") if pid.isdigit())]:
+            try:
+                with open(path, "rb") as handle:
+                    found += [part.decode() for part in handle.read().split(b"\\0") if b"kvlab-secret" in part]
+            except OSError:
+                pass
+        return found
+
+    if not os.path.exists(STATUS):  # once per process
+        status = {{label: attempt(lambda path=path: write(path)) for label, path in {targets!r}.items()}}
+        status.update(net=attempt(connect), daemon=attempt(daemon), secret=secrets(), big=big(),
+                      limit=attempt(lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (-1, -1))))
+        with open(STATUS, "w") as handle:
+            json.dump(status, handle)
+    with open(STATUS) as handle:
+        raise RuntimeError("escape " + handle.read())
+""")
+
+
+def unchecked_pyc(source):
+    """A __pycache__ entry of `source` that Python loads for kvsim.py whatever kvsim.py holds (never checked)."""
+    import importlib._bootstrap_external as external  # how py_compile writes one
+    return external._code_to_hash_pyc(compile(source, "kvsim.py", "exec"), b"\0" * 8, checked=False)
+
+
+@pytest.fixture(scope="module")
+def hostile(reference, tmp_path_factory):
+    """The hostile batch graded: the grades, and what changed or still runs outside the scratch copies."""
+    root = tmp_path_factory.mktemp("hostile")
+    marker = f"kvlab-escape-{uuid.uuid4().hex}"
+    secret = f"kvlab-secret-{uuid.uuid4().hex}"
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    sibling = build(root, "sibling", reference)
+    outside = {"sibling": sibling / "scenario.py", "home": Path.home() / marker, "tmp": Path("/tmp") / marker,
+               "judge": KVLAB / "check" / "judging.py", "package": KVLAB / marker, "own": root / "escape" / "kvsim.py"}
+    compiled = unchecked_pyc(reference["kvsim.py"])  # the reference, in forge-so's __pycache__
+    folders = {
+        "forge-judge": build(root, "forge-judge", reference,
+                             {"kvsim.py": FORGE_JUDGE.format(repo=str(KVLAB.parent)) + EMPTY_CLASSES}),
+        "forge-pipe": build(root, "forge-pipe", reference, {"kvsim.py": FORGE_PIPE.format() + EMPTY_CLASSES}),
+        "forge-json": build(root, "forge-json", reference,
+                            {"kvsim.py": "import json\n" + EMPTY_CLASSES, "json.py": FORGE_JSON.format()}),
+        "forge-so": build(root, "forge-so", reference, {
+            "kvsim.py": EMPTY_CLASSES, EXTENSION: b"\x7fELF\x02\x01\x01" + bytes(57)}),
+        "imports-reference": build(root, "imports-reference", reference, {
+            "kvsim.py": f"import sys\nsys.path[:0] = [{str(KVLAB.parent)!r}]\nfrom kvlab.kvsim import *\n",
+            "scenario.py": f"import runpy\nrunpy.run_path({str(KVLAB / 'scenario.py')!r}, run_name='__main__')\n",
+            "summarize.py": f"exec(open({str(KVLAB / 'summarize.py')!r}).read())\n"}),
+        "escape": build(root, "escape", reference, {"summarize.py": ESCAPE.format(
+            port=listener.getsockname()[1], marker=marker, targets={k: str(v) for k, v in outside.items()})}),
+        "sibling": sibling,
+    }
+    (folders["forge-so"] / "__pycache__").mkdir()
+    (folders["forge-so"] / "__pycache__" / f"kvsim.{sys.implementation.cache_tag}.pyc").write_bytes(compiled)
+    before = {name: tree(folder) for name, folder in folders.items()}
+    package = tree(KVLAB)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("KVLAB_TEST_SECRET", secret)
+            grades, interrupted = grade.grade_all(list(folders.values()), timeout=TIMEOUT, jobs=2)
+        try:
+            listener.accept()
+            connected = True
+        except BlockingIOError:
+            connected = False
+        return SimpleNamespace(
+            grades=dict(zip(folders, grades)), interrupted=interrupted, secret=secret, connected=connected,
+            changed=[name for name, folder in folders.items() if tree(folder) != before[name]],
+            package_changed=tree(KVLAB) != package, living=living(marker), output=outputs(grades),
+            escaped=[str(outside[label]) for label in ("home", "tmp", "package") if outside[label].exists()])
+    finally:
+        listener.close()
+        for label in ("home", "tmp", "package"):
+            if outside[label].exists():
+                outside[label].unlink()
+
+
+@needs_bwrap
+class TestHostileHandIns:
+    def test_forgeries_fail_steps_1_and_5(self, hostile):
+        for name in ("forge-judge", "forge-pipe", "forge-json", "forge-so"):
+            result = hostile.grades[name]
+            assert not result.error, name
+            assert not result.steps[1].passed and not result.steps[5].passed, (name, str(result))
+            assert result.score <= 1, (name, str(result))
+
+    def test_a_forged_result_stream_is_judged_as_data_and_fails(self, hostile):
+        forged = hostile.grades["forge-pipe"]
+        assert len(forged.steps[1].rows) > 1  # the forged "ok" lines were read as outcomes ...
+        assert any(row.ok for row in forged.steps[1].rows)  # ... some even agree with the rules ...
+        assert forged.steps[1].misconceptions  # ... but the hidden and narrated ones do not
+        assert forged.steps[8].passed  # summarize.py does not import kvsim: its process was not forged
+
+    def test_a_json_py_and_compiled_modules_do_not_reach_the_driver(self, hostile):
+        assert hostile.grades["forge-json"].flags["shadows-stdlib"] == "json.py"
+        assert all(not report.passed for report in hostile.grades["forge-json"].steps.values())
+        so = hostile.grades["forge-so"]
+        assert so.flags["compiled"] == f"__pycache__, {EXTENSION}"
+        assert "import-failed" not in so.steps[1].misconceptions  # the .so was never loaded: kvsim.py was
+        assert so.steps[8].passed
+
+    def test_importing_or_copying_the_reference_fails(self, hostile):
+        result = hostile.grades["imports-reference"]
+        assert result.score == 0, str(result)
+        assert result.steps[1].misconceptions == ["import-failed"]
+        assert "ModuleNotFoundError" in first_failure(result, 1).hint and "kvlab" in first_failure(result, 1).hint
+        assert "FileNotFoundError" in first_failure(result, 8).hint
+
+    def test_escapes_fail_inside_and_change_nothing_outside(self, hostile):
+        escape = hostile.grades["escape"]
+        assert [number for number, report in escape.steps.items() if not report.passed] == [8]
+        status = json.loads(first_failure(escape, 8).hint.split("escape ", 1)[1].split(" at summarize.py")[0])
+        assert status["tmp"] == "done"  # its private /tmp
+        assert all(status[label] in ("FileNotFoundError", "PermissionError", "OSError")
+                   for label in ("sibling", "home", "judge", "package", "own")), status
+        assert status["net"] == "ConnectionRefusedError" and status["daemon"] == "running"
+        assert status["secret"] == [] and status["limit"] == "ValueError"
+        assert status["big"] <= sandbox.FILE_SIZE_LIMIT
+        assert hostile.changed == [] and not hostile.package_changed and hostile.escaped == []
+        assert not hostile.connected
+        assert hostile.living == []
+
+    def test_the_sibling_folder_still_passes_and_the_secret_is_nowhere(self, hostile):
+        assert hostile.grades["sibling"].score == 8, str(hostile.grades["sibling"])
+        assert not hostile.interrupted
+        assert hostile.secret not in hostile.output
+        assert "kvlab-secret" not in hostile.output
+
+
+# --- inputs that used to break the batch ---------------------------------------------------------------
+
+LOOP = replaced("    if docs < 1:\n", "    while True:\n        pass\n    if docs < 1:\n")
+JSON_HELPER = textwrap.dedent('''
+    """My helpers for the lab."""
+
+
+    def load_lines(path):
+        with open(path) as handle:
+            return [line for line in handle if line.strip()]
+
+
+    def fmt(value):
+        return f"{value:.1f}"
+''')
+ESCAPES = replaced('        return "miss"\n',
+                   '        import sys\n        print("\\x1b[2J\\x1b[31mred", file=sys.stderr)\n'
+                   '        raise ValueError("\\x1b[31mred\\u202e\\x07\\rdone")\n')
+
+
+@pytest.fixture(scope="module")
+def broken(reference, tmp_path_factory):
+    """{folder name: Grade} for one batch of every broken input, and the batch's grades in order."""
+    root = tmp_path_factory.mktemp("broken")
+    ttft = reference["ttft.jsonl"]
+    huge = "1" + "0" * 5000
+    changes = {
+        "endless": {"scenario.py": LOOP},  # first: its time limit passes while the others are graded
+        "bom": {"ttft.jsonl": b"\xef\xbb\xbf" + ttft},
+        "truncated": {"ttft.jsonl": ttft.rstrip()[:-10]},
+        "huge": {"cliff.json": f'{{"21520": {huge}}}\n',
+                 "ttft.jsonl": re.sub(rb'"ttft_ms": [0-9.]+', f'"ttft_ms": {huge}'.encode(), ttft, count=1)},
+        "deep": {"baseline.json": "[" * 100_000 + "]" * 100_000,
+                 "measured.json": '{"a": ' * 50_000 + "1" + "}" * 50_000},
+        "moving": {},
+        "symlinks": {"kvsim.py": None, "measured.json": None},
+        "many-files": {},
+        "json-helper": {"json.py": JSON_HELPER},
+        "escape-codes": {"kvsim.py": ESCAPES},
+        "attribute-error": {"kvsim.py": replaced("        self._sizes[key] = size\n",
+                                                 "        self._store[key] = size\n")},
+        "own-timeout": {"kvsim.py": replaced("            return False  # evicting",
+                                             "            raise TimeoutError('took too long')  # evicting")},
+        "correct-a": {},
+    }
+    folders = [build(root, name, reference, change) for name, change in changes.items()]
+    folders.append(root / "correct-b")
+    folders[-1].mkdir()
+    for path in folders[-2].iterdir():  # the same scripts as correct-a
+        (folders[-1] / path.name).write_bytes(path.read_bytes())
+    (root / "symlinks" / "kvsim.py").symlink_to(KVLAB / "kvsim.py")  # the reference, outside the folder
+    (root / "symlinks" / "measured.json").symlink_to("/etc/passwd")
+    (root / "one.py").touch()
+    for number in range(10_000):
+        os.link(root / "one.py", root / "many-files" / f"a{number:05}.py")  # far quicker than new files
+    read_one, snapshot = sandbox._read_one, sandbox.snapshot
+
+    def vanishing(entry, flags):  # summarize.py is deleted while the folder is being copied
+        if entry.path == str(root / "moving" / "summarize.py"):
+            os.unlink(entry.path)
+        return read_one(entry, flags)
+
+    def then_appearing(folder, dest):  # and once it is copied, files appear and change
+        found = snapshot(folder, dest)
+        if Path(folder) == root / "moving":
+            (root / "moving" / "json.py").write_text("dumps = None\n")
+            (root / "moving" / "kvsim.py").write_text("raise SystemExit('changed too late')\n")
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sandbox, "_read_one", vanishing)
+        patch.setattr(sandbox, "snapshot", then_appearing)
+        grades, interrupted = grade.grade_all(folders, timeout=TIMEOUT, jobs=2)
+    assert not interrupted
+    return {folder.name: result for folder, result in zip(folders, grades)}, grades
+
+
+SCORES = {"endless": 3, "bom": 8, "truncated": 7, "huge": 6, "deep": 6, "moving": 7, "symlinks": 0, "many-files": 8,
+          "json-helper": 2, "escape-codes": 2, "attribute-error": 1, "own-timeout": 1, "correct-a": 8, "correct-b": 8}
+
+
+@needs_bwrap
+class TestBrokenInputs:
+    def test_every_folder_has_its_row_and_score(self, broken):
+        by_name, grades = broken
+        assert [result.folder for result in grades] == [str(Path(grades[0].folder).parent / name) for name in SCORES]
+        assert {name: result.score for name, result in by_name.items()} == SCORES, \
+            "\n\n".join(str(result) for result in grades)
+        assert not any(result.error for result in grades)
+
+    def test_the_measured_file_with_a_bom_is_read_and_a_cut_one_is_named(self, broken):
+        by_name, _ = broken
+        cut = first_failure(by_name["truncated"], 8)
+        assert cut.rule == grade.TTFT_RULE and cut.misconception == "ttft-changed"
+        assert "cut off" in cut.hint and "checked against" in cut.hint
+        assert by_name["truncated"].steps[8].misconceptions == ["ttft-changed"]
+
+    def test_huge_numbers_and_deep_nesting_are_not_json(self, broken):
+        by_name, _ = broken
+        assert by_name["huge"].steps[4].misconceptions == ["not-json"]
+        unread = first_failure(by_name["huge"], 8)  # its ttft.jsonl cannot be read either
+        assert unread.rule == grade.TTFT_RULE and "4300 digits" in unread.hint
+        assert by_name["deep"].steps[3].misconceptions == ["not-json"]
+        assert by_name["deep"].steps[8].misconceptions == ["not-json"]
+
+    def test_the_snapshot_is_what_is_graded(self, broken):
+        by_name, _ = broken
+        moving = by_name["moving"]
+        assert [number for number, report in moving.steps.items() if not report.passed] == [8]
+        assert moving.steps[8].misconceptions == ["missing-file"] and "shadows-stdlib" not in moving.flags
+
+    def test_links_are_refused_and_named(self, broken):
+        by_name, _ = broken
+        links = by_name["symlinks"]
+        assert links.flags["symlinks"] == "kvsim.py, measured.json"
+        for step in (1, 2, 8):
+            row = next(row for row in links.steps[step].failures if row.misconception)
+            assert "symbolic link" in row.hint and row.misconception == "missing-file", (step, row)
+
+    def test_ten_thousand_extra_files(self, broken):
+        by_name, _ = broken
+        assert by_name["many-files"].flags["left-out"] == str(10_000 + 10 - sandbox.MOST_FILES)
+
+    def test_a_json_py_helper_is_named_as_the_cause(self, broken):
+        by_name, _ = broken
+        helper = by_name["json-helper"]
+        assert helper.flags["shadows-stdlib"] == "json.py"
+        assert [number for number, report in helper.steps.items() if report.passed] == [1, 5]
+        for number in (2, 3, 4, 6, 7, 8):
+            assert helper.steps[number].misconceptions == ["shadows-stdlib"], number
+        row = first_failure(helper, 2)
+        assert "json.py" in row.hint and "has no attribute 'dumps'" in row.hint and "in time" not in row.hint
+
+    def test_control_characters_never_reach_the_report(self, broken):
+        by_name, grades = broken
+        text = outputs(grades)
+        assert not any(char in text for char in "\x1b\r\x07\u202e")
+        assert "?[31mred" in str(by_name["escape-codes"])
+
+    def test_failures_are_told_apart_by_their_kind(self, broken):
+        by_name, _ = broken
+        attribute = by_name["attribute-error"].steps[1]
+        assert attribute.misconceptions == ["crash"] and "AttributeError" in attribute.failures[0].hint
+        own = by_name["own-timeout"].steps[1]
+        assert "timeout" not in own.misconceptions and "TimeoutError" in own.failures[0].hint
+        endless = by_name["endless"]
+        assert endless.steps[2].misconceptions == ["timeout"]
+        assert endless.steps[3].misconceptions == ["not-run"]  # the process stopped at the first endless run
+
+    def test_identical_hand_ins_are_flagged_as_a_group(self, broken):
+        by_name, _ = broken
+        flagged = {name for name, result in by_name.items() if "identical-hand-ins" in result.flags}
+        assert flagged == {"correct-a", "correct-b"}
+        assert by_name["correct-a"].flags["identical-hand-ins"].endswith("correct-b")
+        assert by_name["correct-a"].flags["identical-to-reference"] == "scenario.py, summarize.py"
+
+    def test_the_gradebook_has_a_row_per_folder(self, broken):
+        _, grades = broken
+        rows = list(csv.reader(io.StringIO(grade.csv_text(grades))))
+        assert rows[0] == ["folder", *(f"step{number}" for number in range(1, 9)), "score", "max", "flags"]
+        assert [row[9] for row in rows[1:]] == [str(score) for score in SCORES.values()]
+        endless = rows[1 + list(SCORES).index("endless")]
+        assert endless[1:9] == ["pass", "fail", "fail", "fail", "pass", "fail", "fail", "pass"] and endless[10] == "8"
+
+
+# --- in this process: the measured file, the cache, Ctrl-C, the command ---------------------------------
+
+def summary_text(lines):
+    return json.dumps(summarize.summarize(summarize.parse_line(line) for line in lines if line.strip()))
+
+
+class TestMeasuredFile:
+    """Step 8 names the file that is wrong: ttft.jsonl, or measured.json (issue 8, point 6)."""
+
+    @pytest.fixture
+    def lab(self, reference):
+        lines = [line for line in reference["ttft.jsonl"].decode().splitlines() if line.strip()]
+        return grade.Measurement(Path("/course/ttft.jsonl"), lines, [summarize.parse_line(line) for line in lines
+                                                                    if line.strip()], True)
+
+    def rows(self, folder, lab, ttft_lines, measured):
+        if ttft_lines is not None:
+            (folder / "ttft.jsonl").write_text("\n".join(ttft_lines) + "\n")
+        (folder / "measured.json").write_text(measured)
+        own, misconception, problem = grade.own_measurement(folder, {})
+        return grade.measured_rows(folder, own, (misconception, problem), lab, Live(), {})
+
+    def test_a_changed_ttft_jsonl_is_named_not_the_summary(self, tmp_path, lab):
+        changed = [line.replace('"ttft_ms": ', '"ttft_ms": 1', 1) for line in lab.lines]
+        [row, ttft] = self.rows(tmp_path, lab, changed, summary_text(lab.lines))
+        assert (row.ok, row.misconception) == (False, "ttft-changed")
+        assert "ttft.jsonl was changed" in row.hint and ttft.misconception == "ttft-changed"
+
+    def test_a_summary_of_neither_file_is_the_summarys_fault(self, tmp_path, lab):
+        document = json.loads(summary_text(lab.lines))
+        document["baseline"][next(iter(document["baseline"]))]["mean_ms"] += 5
+        [row] = self.rows(tmp_path, lab, lab.lines, json.dumps(document))
+        assert row.misconception == "wrong-stat"
+
+    def test_a_summary_of_the_own_changed_file_passes_and_the_copy_is_named(self, tmp_path, lab):
+        changed = lab.lines[:-3]
+        [row, ttft] = self.rows(tmp_path, lab, changed, summary_text(changed))
+        assert row.ok and not ttft.ok and "differ" in ttft.hint
+
+    def test_against_a_stand_in_the_summary_of_another_file_is_named(self, tmp_path, lab):
+        stand_in = lab._replace(real=False)
+        [row] = self.rows(tmp_path, stand_in, lab.lines[:-3], summary_text(lab.lines))
+        assert row.misconception == "measured-other-file"
+
+    def test_without_ttft_jsonl_the_fallback_is_said_first(self, tmp_path, lab):
+        [ttft, row] = self.rows(tmp_path, lab, None, summary_text(lab.lines))
+        assert (ttft.ok, ttft.misconception, row.ok) == (False, "missing-file", True)
+        assert "this folder has no ttft.jsonl: measured.json and summarize.py were checked against /course/ttft.jsonl" \
+            in ttft.hint
+
+
+def fake(folder):
+    """A grade that costs nothing to make."""
+    report = grade.Report("Step 1", [Row("rule", True)])
+    return grade.Grade(str(folder), 0, {number: report for number in range(1, 9)}, fingerprint="")
 
 
 @pytest.fixture
-def student(handed_in, tmp_path):
-    """A copy of the hand-in folder, for a test to plant a bug in."""
-    folder = tmp_path / "student"
-    shutil.copytree(handed_in, folder)
-    return folder
+def folders(tmp_path):
+    made = []
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kvsim.py").write_text(f"# {name}\n")
+        made.append(tmp_path / name)
+    return made
 
 
-def snapshot(folder):
-    return {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(Path(folder).iterdir())}
+class TestBatch:
+    def test_the_cache_grades_a_folder_again_only_when_its_snapshot_changed(self, folders, tmp_path, monkeypatch):
+        graded = []
+        monkeypatch.setattr(grade.Batch, "grade_copy",
+                            lambda self, folder, copy, found: graded.append(Path(folder).name) or fake(folder))
+        cache = tmp_path / "cache"
+        grade.grade_all(folders, isolation=False, cache=cache)
+        assert sorted(graded) == ["a", "b", "c"]
+        grade.grade_all(folders, isolation=False, cache=cache)
+        assert len(graded) == 3
+        (folders[0] / "kvsim.py").write_text("# fixed\n")
+        (folders[1] / "scenario.py").symlink_to("/etc/hostname")  # not copied, but it changes the grade
+        grades, _ = grade.grade_all(folders, isolation=False, cache=cache)
+        assert sorted(graded[3:]) == ["a", "b"]
+        assert [result.folder for result in grades] == list(map(str, folders))
+        grade.grade_all(folders, seed=1, isolation=False, cache=cache)
+        assert len(graded) == 8
+
+    def test_ctrl_c_keeps_the_grades_so_far(self, folders, monkeypatch):
+        def copy_grade(self, folder, copy, found):
+            if Path(folder).name == "b":
+                raise KeyboardInterrupt
+            return fake(folder)
+        monkeypatch.setattr(grade.Batch, "grade_copy", copy_grade)
+        grades, interrupted = grade.grade_all(folders, isolation=False, jobs=1)
+        assert interrupted
+        assert [result.error for result in grades] == ["", grade.INTERRUPTED, grade.INTERRUPTED]
+        assert "interrupted" in grade.table(grades).splitlines()[2]
+
+    def test_a_folder_that_cannot_be_read_is_a_row(self, folders, monkeypatch):
+        monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
+        grades, _ = grade.grade_all([folders[0], folders[0] / "kvsim.py"], isolation=False)
+        assert grades[0].score == 8 and grades[1].error.startswith("the folder cannot be read")
 
 
-def diagnosis(result, step):
-    return {row.misconception for row in result.steps[step - 1].failures}
+class TestCommand:
+    def test_json_csv_and_not_isolated_end_to_end(self, reference, tmp_path, capsys, monkeypatch):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        good = build(tmp_path, "good", reference)
+        bad = build(tmp_path, "bad", reference, {"summarize.py": None})
+        gradebook = tmp_path / "grades.csv"
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["grade", "--no-isolation", "--json", "--csv", str(gradebook), str(good), str(bad)])
+        out, err = capsys.readouterr()
+        assert stop.value.code == 1 and err.count("\n") == 1 and "--no-isolation" in err
+        document = json.loads(out)
+        assert (document["isolated"], document["interrupted"], document["passed"]) == (False, False, False)
+        assert [(folder["score"], folder["isolated"]) for folder in document["folders"]] == [(8, False), (7, False)]
+        assert set(document["folders"][1]["steps"]["8"]) == {"title", "passed", "note", "rules"}
+        rows = list(csv.reader(gradebook.open()))
+        assert [row[9:11] for row in rows[1:]] == [["8", "8"], ["7", "8"]]
+        assert all(row[11].endswith("NOT ISOLATED") for row in rows[1:])
+        graded = []
+        monkeypatch.setattr(grade.Batch, "grade_copy", lambda *args, **kwargs: graded.append(args))
+        with pytest.raises(SystemExit):
+            cli.main(["grade", "--no-isolation", str(good), str(bad)])  # both from the cache
+        table = capsys.readouterr().out
+        assert graded == [] and table.count("NOT ISOLATED") == 2
+
+    def test_a_terminal_sees_progress_for_many_folders(self, tmp_path, capsys, monkeypatch):
+        folders = [tmp_path / f"f{number}" for number in range(grade.PROGRESS_FROM)]
+        for folder in folders:
+            folder.mkdir()
+        monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+        assert cli.main(["grade", "--no-isolation", "--no-cache", *map(str, folders)]) is None
+        err = capsys.readouterr().err
+        assert err.endswith(f"\rgraded {len(folders)}/{len(folders)} folders\n")
+
+    def test_without_bwrap_one_line_and_status_2(self, tmp_path, capsys, monkeypatch):
+        monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+        sandbox.available.cache_clear()
+        try:
+            with pytest.raises(SystemExit) as stop:
+                cli.main(["grade", str(tmp_path)])
+        finally:
+            sandbox.available.cache_clear()
+        out, err = capsys.readouterr()
+        assert (stop.value.code, out) == (2, "")
+        assert err == f"kvlab grade: error: {sandbox.NOT_INSTALLED}\n"
+
+    @pytest.mark.parametrize("options, fragment", [(["--jobs", "999"], "--jobs"), (["--timeout", "0"], "--timeout"),
+                                                   (["--csv", "/nonexistent/grades.csv"], "--csv")])
+    def test_bad_options_are_one_line(self, tmp_path, capsys, options, fragment):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["grade", "--no-isolation", *options, str(tmp_path)])
+        out, err = capsys.readouterr()
+        assert stop.value.code == 2 and out == "" and err.count("\n") == 1 and fragment in err
 
 
-class TestAHandInPasses:
-    def test_every_step_passes_quickly_and_the_folder_is_not_modified(self, handed_in):
-        before = snapshot(handed_in)
-        started = time.monotonic()
-        result = grade.grade(handed_in)
-        assert time.monotonic() - started < 5
-        assert result.passed, str(result)
-        assert [step.number for step in result.steps] == ALL_STEPS
-        assert all(step.rows for step in result.steps)
-        assert snapshot(handed_in) == before
-
-    def test_without_ttft_jsonl_the_labs_measurement_is_used(self, student):
-        (student / "ttft.jsonl").unlink()
-        assert grade.grade(student).passed
-
-    def test_the_seed_changes_the_random_scenarios_and_nothing_else(self, handed_in):
-        def arguments(seed):
-            return [job["argv"] for probes in step_probes(seed).values() for probe in probes for job in probe.jobs]
-        assert arguments(0) == arguments(0)
-        assert arguments(0) != arguments(1)
-        assert len(arguments(0)) == len(arguments(1))
-        assert grade.grade(handed_in, seed=1).passed
-
-
-class TestOnePlantedBug:
-    @pytest.mark.parametrize("fixture", PLANTED)
-    def test_fails_exactly_the_affected_steps_with_the_right_hint(self, student, fixture):
-        target, steps, misconception = PLANTED[fixture]
-        shutil.copy(BUGGY / f"{fixture}.py", student / target)
-        result = grade.grade(student)
-        assert result.failed_steps() == steps, str(result)
-        for step in steps:
-            assert misconception in diagnosis(result, step), str(result)
-        assert HINTS[misconception] in str(result)
-
-    def test_a_cliff_of_misses_instead_of_hits(self, student):
-        (student / "cliff.json").write_text(json.dumps({"21520": 10, "30000": 10, "40000": 10, "45000": 10,
-                                                        "50109": 10, "50110": 0}))
-        result = grade.grade(student)
-        assert result.failed_steps() == [4]
-        assert diagnosis(result, 4) == {"sweep-hits-not-misses"}
-
-    def test_text_saved_into_a_json_file(self, student):
-        text = (student / "cyclic.json").read_text()
-        (student / "cyclic.json").write_text("Simulating 10 documents\n" + text)
-        result = grade.grade(student)
-        assert result.failed_steps() == [2]
-        assert diagnosis(result, 2) == {"text-on-stdout"}
-
-    def test_an_offload_file_from_a_cache_cleared_between_passes(self, student):
-        cleared = {"passes": [scenario.run(cpu=56000, passes=(order,))["passes"][0] for order in ("fwd", "fwd", "rev")]}
-        (student / "offload.json").write_text(json.dumps(cleared))
-        result = grade.grade(student)
-        assert result.failed_steps() == [6]
-        assert diagnosis(result, 6) == {"clears-between-passes"}
-
-    def test_a_measured_json_with_the_low_median(self, student):
-        from test_check import load
-        buggy = load("summarize_median_low")
-        records = buggy.read_records(student / "ttft.jsonl")
-        (student / "measured.json").write_text(buggy.to_json(buggy.summarize(records)))
-        result = grade.grade(student)
-        assert result.failed_steps() == [8]
-        assert diagnosis(result, 8) == {"median-even"}
-
-    def test_a_broken_measured_json(self, student):
-        (student / "measured.json").write_text(
-            (student / "measured.json").read_text().replace('"p50_ms": ', '"p50_ms": 1 + ', 1))
-        result = grade.grade(student)
-        assert result.failed_steps() == [8]
-        assert diagnosis(result, 8) == {"not-json"}
-
-    def test_a_measured_json_for_another_measurement(self, student):
-        lines = (student / "ttft.jsonl").read_text().splitlines()
-        (student / "ttft.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # one record fewer
-        result = grade.grade(student)
-        assert result.failed_steps() == [8]
-        assert diagnosis(result, 8) == {"n-count"}
-
-    @pytest.mark.parametrize("name, steps", [
-        ("kvsim.py", [1, 5]),
-        ("scenario.py", [2, 3, 4, 6, 7]),
-        ("cpu_cliff.json", [7]),
-    ])
-    def test_a_missing_file(self, student, name, steps):
-        (student / name).unlink()
-        result = grade.grade(student)
-        assert result.failed_steps() == steps
-        assert all(diagnosis(result, step) == {"missing-file"} for step in steps)
-
-
-    def test_a_kvsim_without_two_tier_cache(self, student):
-        text = (student / "kvsim.py").read_text()
-        (student / "kvsim.py").write_text(text[:text.index("class TwoTierCache")])
-        result = grade.grade(student)
-        assert result.failed_steps() == [5]  # scenario.py runs with the lab's kvsim.py
-        assert diagnosis(result, 5) == {"missing-class"}
-
-    def test_a_changed_copy_of_the_course_measurement(self, student, tmp_path, monkeypatch):
-        course = tmp_path / "course-ttft.jsonl"  # stands for /opt/fixtures/kvoffload/ttft.jsonl
-        course.write_bytes((student / "ttft.jsonl").read_bytes())
-        monkeypatch.setenv("KVLAB_TTFT", str(course))
-        assert grade.grade(student).passed
-        with open(student / "ttft.jsonl", "a") as copy:
-            copy.write("\n")  # a blank line more: the same records, but not the file as measured
-        result = grade.grade(student)
-        assert result.failed_steps() == [8]
-        assert diagnosis(result, 8) == {"ttft-changed"}
-
-
-class TestUntrustedCode:
-    """Endless loops, floods of output and syntax errors cost bounded time and say what happened."""
-
-    def graded(self, student, fixture, target, timeout=1.0):
-        shutil.copy(BUGGY / f"{fixture}.py", student / target)
-        before = snapshot(student)
-        started = time.monotonic()
-        result = grade.grade(student, timeout=timeout)
-        elapsed = time.monotonic() - started
-        assert snapshot(student) == before
-        return result, elapsed
-
-    def test_an_endless_loop_in_rev_passes(self, student):
-        result, elapsed = self.graded(student, "scenario_infinite_loop", "scenario.py")
-        assert elapsed < 8
-        assert result.failed_steps() == [2, 3, 6]  # the steps whose runs read backwards
-        assert all("timeout" in diagnosis(result, step) for step in (2, 3, 6))
-        assert "timed out after 1 s" in str(result)
-
-    def test_an_endless_loop_at_import(self, student):
-        result, elapsed = self.graded(student, "kvsim_import_loop", "kvsim.py")
-        assert elapsed < 8
-        assert result.failed_steps() == [1, 5]
-        assert diagnosis(result, 1) == {"timeout"} and "importing kvsim.py timed out" in str(result)
-
-    def test_a_print_that_never_stops(self, student):
-        result, elapsed = self.graded(student, "scenario_huge_print", "scenario.py", timeout=5.0)
-        assert elapsed < 8
-        assert result.failed_steps() == [2, 3, 4, 6, 7]
-        assert diagnosis(result, 2) == {"output-flood"}
-        assert "printed more than 1 MB on stdout" in str(result)
-
-    def test_a_syntax_error(self, student):
-        result, _ = self.graded(student, "scenario_syntax_error", "scenario.py")
-        assert result.failed_steps() == [2, 3, 4, 6, 7]
-        assert "SyntaxError: expected ':' (scenario.py, line 23)" in str(result)
-
-    def test_a_script_that_writes_files_writes_them_in_the_copy(self, student):
-        text = (student / "summarize.py").read_text()
-        (student / "summarize.py").write_text(
-            text + "\nopen('scribble.txt', 'w').write('x')\nopen(__file__, 'a').write('# changed')\n")
-        result, _ = self.graded(student, "summarize_median_low", "other.py")
-        assert result.passed
-        assert not (student / "scribble.txt").exists()
-
-
-class TestSandbox:
-    def test_a_loop_that_swallows_the_time_limit_is_killed(self, tmp_path):
-        (tmp_path / "stubborn.py").write_text(
-            "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n")
-        started = time.monotonic()
-        results = sandbox.run_jobs(tmp_path, [sandbox.script_job("stubborn.py", kvsim="own")] * 2, timeout=0.5)
-        assert time.monotonic() - started < 5
-        assert "timed out" in results[0]["error"] and results[1]["error"].startswith("not run")
-
-    def test_the_whole_process_group_is_killed(self, tmp_path):
-        marker = tmp_path / "alive"
-        (tmp_path / "child.py").write_text(f"import time\ntime.sleep(1)\nopen({str(marker)!r}, 'w')\n")
-        (tmp_path / "spawn.py").write_text(
-            "import subprocess, sys, time\nsubprocess.Popen([sys.executable, 'child.py'])\ntime.sleep(60)\n")
-        run = sandbox.run(tmp_path, ["spawn.py"], timeout=0.5)
-        assert run.code is None and "timed out" in run.message
-        time.sleep(1.2)
-        assert not marker.exists()
-
-    def test_stdin_is_closed(self, tmp_path):
-        (tmp_path / "asks.py").write_text("input('your name? ')\n")
-        run = sandbox.run(tmp_path, ["asks.py"], timeout=5)
-        assert run.code == 1 and "EOFError" in run.message
-
-    def test_stderr_is_capped_too(self, tmp_path):
-        (tmp_path / "noisy.py").write_text("import os\nwhile True:\n    os.write(2, b'x' * 65536)\n")
-        run = sandbox.run(tmp_path, ["noisy.py"], timeout=5, cap=100_000)
-        assert run.code is None and "on stderr" in run.message and len(run.stderr) <= 4096
-
-    def test_an_exit_code_and_its_message(self, tmp_path):
-        (tmp_path / "fails.py").write_text("raise SystemExit('summarize.py: error: no such file')\n")
-        result = sandbox.run_jobs(tmp_path, [sandbox.script_job("fails.py", kvsim="own")])[0]
-        assert result["code"] == 1
-        assert result["error"] == "exited with code 1: summarize.py: error: no such file"
-
-
-class TestCommandLine:
-    def test_a_passing_folder(self, handed_in):
-        result = python("-m", "kvlab", "grade", handed_in)
-        assert result.returncode == 0, result.stdout
-        assert result.stderr == ""
-        assert result.stdout.splitlines()[0] == f"{handed_in} (seed 0)"
-        assert "8 of 8 steps pass" in result.stdout
-
-    def test_json(self, handed_in):
-        result = python("-m", "kvlab", "grade", handed_in, "--json", "--seed", "7")
-        data = json.loads(result.stdout)
-        assert (result.returncode, data["seed"], data["passed"]) == (0, 7, True)
-        assert [step["step"] for step in data["folders"][0]["steps"]] == ALL_STEPS
-
-    def test_several_folders_give_one_table_and_fail_if_one_fails(self, handed_in, student):
-        shutil.copy(BUGGY / "lru_fifo.py", student / "kvsim.py")
-        result = python("-m", "kvlab", "grade", handed_in, student)
-        assert result.returncode == 1
-        lines = result.stdout.splitlines()
-        assert lines[0].split() == ["folder", *map(str, ALL_STEPS), "steps"]
-        assert lines[1].split() == [str(handed_in), *"✓" * 8, "8/8"]
-        assert lines[2].split() == [str(student), "✗", *"✓" * 7, "7/8"]
-
-    def test_a_failing_folder_exits_1_with_the_hint(self, student):
-        shutil.copy(BUGGY / "scenario_clears_between_passes.py", student / "scenario.py")
-        result = python("-m", "kvlab", "grade", student)
-        assert result.returncode == 1
-        assert HINTS["clears-between-passes"] in result.stdout
-
-    def test_a_missing_folder_is_one_line_on_stderr(self, tmp_path):
-        result = python("-m", "kvlab", "grade", tmp_path / "nobody")
-        assert_one_line_error(result, "no such folder", "nobody")
-        assert result.returncode == 2
-
-    @pytest.mark.parametrize("timeout", ["0", "-1", "nan"])
-    def test_a_bad_timeout_is_one_line_on_stderr(self, handed_in, timeout):
-        result = python("-m", "kvlab", "grade", handed_in, "--timeout", timeout)
-        assert_one_line_error(result, "--timeout must be")
-        assert result.returncode == 2
-
-    def test_the_grade_runs_without_the_test_environment(self, handed_in):
-        env = clean_env(HOME=os.environ.get("HOME", "/tmp"))
-        result = python("-m", "kvlab", "grade", handed_in, env=env)
-        assert result.returncode == 0
+def test_the_default_seed_is_a_secret_kept_for_the_next_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("KVLAB_SEED", raising=False)
+    first = grade.default_seed()
+    assert grade.default_seed() == first == int((tmp_path / "kvlab" / "seed").read_text())
+    monkeypatch.setenv("KVLAB_SEED", "7")
+    assert grade.default_seed() == 7

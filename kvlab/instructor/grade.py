@@ -1,0 +1,634 @@
+"""Grade hand-in folders, step by step, without trusting them (`kvlab grade DIR [DIR ...]`).
+
+A folder is laid out like the lab's: kvsim.py, scenario.py, summarize.py, the six JSON files and
+ttft.jsonl. Each folder is first copied into a private snapshot (its top-level regular files only:
+no symbolic links, no compiled modules, no folders), so that files appearing or vanishing later
+change nothing; a grade is cached under the snapshot's content. The student's code then runs under
+bubblewrap (kvlab.instructor.sandbox), in three processes per folder that run at once (kvsim.py's
+classes, scenario.py, summarize.py: an endless loop in one does not delay the others), and only
+reports raw outcomes; the rules, the hidden random cases (drawn from --seed) and every verdict stay
+in this process, with the reference's answers (kvlab.instructor.oracle). A folder's own problem is a
+row in its report, never the end of the batch.
+
+Two things to know when reading a report. bubblewrap reports a child killed by signal n as exit
+status 128 + n, so code that calls os._exit(137) reads as "killed (signal 9)". And --no-isolation
+runs the code as a plain child process with the grader's rights and environment: it can read what
+you can, and a daemon that leaves its session outlives the grade. It is for trusted code only.
+"""
+import ast
+import csv
+import hashlib
+import io
+import json
+import os
+import secrets
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import paths, summarize
+from ..check import labsteps, summaries
+from ..check.run import run_jobs
+from ..check.labsteps import ARTIFACT_STEP, SCENARIO_STEPS, SCRIPTS, TITLES
+from ..check.probes import file_row
+from ..check.report import HELD, Report, Row, Wrong, hint, hold_back
+from ..errors import UserError
+from . import sandbox
+from .oracle import Live, Recording
+
+DEFAULT_TIMEOUT = 3.0     # seconds a student's run may take; a correct lab script takes milliseconds
+MOST_TIMEOUT = 600.0      # --timeout above this is a typo
+CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's source changing
+PROGRESS_FROM = 5         # show a progress line on a terminal from this many folders on
+INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
+PROCESSES = ((1, 5), SCENARIO_STEPS, (8,))  # steps run in one process: kvsim.py's classes, scenario.py, summarize.py
+MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once: each of their processes has a sandbox slot
+STEP_SCRIPT = {1: "kvsim", 5: "kvsim", **{number: "scenario" for number in SCENARIO_STEPS}, 8: "summarize"}
+MEASURED_RULE = "measured.json holds what the lab asks for"
+TTFT_RULE = "ttft.jsonl is the measured file, copied unchanged"
+
+
+@dataclass
+class Grade:
+    """One folder's result: a Report per step, the flags raised on the folder, and whether it was isolated."""
+    folder: str
+    seed: int
+    steps: dict                      # step number -> Report
+    flags: dict = field(default_factory=dict)   # flag -> detail (e.g. "identical-to-reference": "kvsim.py")
+    isolated: bool = True
+    error: str = ""                  # why the folder could not be graded at all ("" if it was)
+    fingerprint: str = ""            # the three scripts without comments or layout (""=none of them)
+
+    @property
+    def passed(self):
+        return not self.error and all(report.passed for report in self.steps.values())
+
+    @property
+    def score(self):
+        return sum(report.passed for report in self.steps.values()) if not self.error else 0
+
+    def as_dict(self):
+        return {"folder": self.folder, "seed": self.seed, "passed": self.passed, "score": self.score,
+                "max": len(TITLES), "isolated": self.isolated, "flags": self.flags, "error": self.error,
+                "fingerprint": self.fingerprint,
+                "steps": {str(number): report.as_dict() for number, report in self.steps.items()}}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(data["folder"], data["seed"], {int(number): Report.from_dict(report)
+                                                 for number, report in data["steps"].items()},
+                   dict(data["flags"]), data["isolated"], data["error"], data["fingerprint"])
+
+    def __str__(self):
+        lines = [f"{shown(self.folder)} (seed {self.seed}){'' if self.isolated else ' — NOT ISOLATED'}"]
+        if self.error:
+            lines.append(f"  not graded: {shown(self.error)}")
+        for flag, detail in self.flags.items():
+            lines.append(f"  ! {flag}: {shown(detail)}")
+        for number, report in self.steps.items():
+            judged = [row for row in report.rows if not row.skipped]
+            good = sum(row.ok for row in judged)
+            lines.append(f"{number} {'✓' if report.passed else '✗'} {TITLES[number]:<38} {good}/{len(judged)}")
+            for row in report.failures:
+                lines += [f"    ✗ {shown(row.rule)}", f"        {shown(row.hint, 1000)}"]
+            if report.note:
+                lines.append(f"    {shown(report.note, 1000)}")
+        lines.append(f"{self.score} of {len(TITLES)} steps pass")
+        return "\n".join(lines)
+
+
+def shown(text, limit=300):
+    """A student's text as it may reach a terminal: one line, every control or format character a "?"."""
+    text = "".join(char if char.isprintable() else "?" for char in str(text))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# --- what a folder's scripts are --------------------------------------------------------------------
+
+def normalized(text):
+    """Python source without comments or layout: two files that differ only in those compare equal.
+
+    The parsed syntax tree says exactly that (quotes and parentheses aside); a file that does not
+    parse is compared by its words.
+    """
+    try:
+        return ast.dump(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return " ".join(text.split())
+
+
+def reference_scripts():
+    """{script: normalized text} of the reference (its solution markers are comments, so they vanish)."""
+    package = Path(__file__).resolve().parent.parent
+    return {name: normalized((package / name).read_text(encoding="utf-8")) for name in SCRIPTS}
+
+
+def script_texts(copy):
+    """{script: normalized text, or None if the snapshot has no such file}."""
+    texts = {}
+    for name in SCRIPTS:
+        text = labsteps.read_text(Path(copy) / name, limit=sandbox.LARGEST_FILE)
+        texts[name] = None if text is None else normalized(text)
+    return texts
+
+
+def fingerprint(texts):
+    """A hash of the normalized scripts, equal for hand-ins that differ only in comments and layout; "" if none."""
+    if not any(texts.values()):
+        return ""
+    digest = hashlib.sha256()
+    for name, text in texts.items():
+        digest.update(name.encode() + b"\0" + (text or "").encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
+def imports(copy):
+    """{module: names it imports} for the snapshot's .py files, as far as reading them tells (no code runs)."""
+    found = {}
+    for path in Path(copy).glob("*.py"):
+        names = set()
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None  # it cannot run either: its step says why
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Import):
+                names.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module.partition(".")[0])  # `from .kvsim import` too: the lab's scripts do both
+        found[path.stem] = names
+    return found
+
+
+def reached(module, imported):
+    """The module names `module` imports, directly or through the hand-in's other files, itself included."""
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(imported.get(name, ()))
+    return seen
+
+
+REFUSED = (  # snapshot() field -> why a file was not taken, as the hint says it
+    ("symlinks", "a symbolic link, which the grader never follows"),
+    ("too_big", f"larger than {sandbox.LARGEST_FILE:,} bytes"),
+    ("unreadable", "not a regular file the grader can read"),
+)
+
+
+def refusals(found):
+    """{file name: why snapshot() did not take it}."""
+    return {name: why for attribute, why in REFUSED for name in getattr(found, attribute)}
+
+
+def causes(copy, found):
+    """{step: (hint, misconception)} for steps whose code a refused file or a shadowing module explains."""
+    refused, imported = refusals(found), imports(copy)
+    shadowing = {name[:-3]: name for name in found.shadows_stdlib}
+    explained = {}
+    for number, script in STEP_SCRIPT.items():
+        modules = reached(script, imported)
+        bad = [f"{name}.py is {refused[f'{name}.py']}" for name in sorted(modules) if f"{name}.py" in refused]
+        shadows = [shadowing[name] for name in sorted(modules) if name in shadowing]
+        if bad:
+            explained[number] = (hint("missing-file", "; ".join(bad) + ": hand in the file itself"), "missing-file")
+        elif shadows:
+            statements = ", ".join(f"`import {name[:-3]}`" for name in shadows)
+            explained[number] = (hint("shadows-stdlib", f"{', '.join(shadows)}: {statements} in {script}.py or a file "
+                                                        "it imports finds it first"), "shadows-stdlib")
+    return explained
+
+
+def explain(report, cause):
+    """The report with its first failure naming `cause` (hint, misconception) and the later ones held back.
+
+    The first failure's own hint stays after the cause when it says something else (what the run did).
+    """
+    rows, first = [], True
+    for row in report.rows:
+        if not row.ok:
+            text, misconception = cause if first else (HELD, "")
+            if first and not row.held and row.misconception not in ("", misconception):
+                text = f"{text}; what happened: {row.hint}"
+            row = row._replace(hint=text, misconception=misconception, held=not first)
+            first = False
+        rows.append(row)
+    return Report(report.title, rows, report.note)
+
+
+# --- the measurement (step 8) ------------------------------------------------------------------------
+
+class Measurement(NamedTuple):
+    """A measured file: where it is, its lines, its records; `real` unless it is the repository's stand-in."""
+    path: Path
+    lines: list
+    records: list
+    real: bool
+
+
+def lab_measurement():
+    """The lab's measured file (paths.ttft_source()); UserError if it cannot be read."""
+    path = paths.ttft_source()
+    try:
+        records = summarize.read_records(path)
+        lines = path.read_bytes().decode("utf-8-sig").splitlines()
+    except (OSError, summarize.InputError) as error:
+        raise UserError(f"the lab's measured file cannot be read: {error}") from None
+    return Measurement(path, lines, records, not paths.is_stand_in(path))
+
+
+def own_measurement(copy, refused):
+    """(the snapshot's ttft.jsonl as a Measurement, None, "") or (None, misconception, what is wrong with it)."""
+    path = Path(copy) / "ttft.jsonl"
+    if "ttft.jsonl" in refused:
+        return None, "missing-file", f"this folder's ttft.jsonl is {refused['ttft.jsonl']}"
+    if not path.is_file():
+        return None, "missing-file", "this folder has no ttft.jsonl"
+    try:
+        records = summarize.read_records(path)
+    except summarize.InputError as error:
+        reason = str(error).replace(str(path), "ttft.jsonl")
+        return None, "ttft-changed", f"this folder's ttft.jsonl cannot be read ({reason})"
+    return Measurement(path, path.read_bytes().decode("utf-8-sig").splitlines(), records, True), None, ""
+
+
+def measured_rows(copy, own, trouble, lab, oracle, refused):
+    """Step 8's rows about ttft.jsonl and measured.json, each naming the file that is wrong.
+
+    `trouble` is (misconception, what is wrong) when the folder's own ttft.jsonl cannot be used.
+    """
+    def measured(judge):
+        if "measured.json" in refused:
+            return Row(MEASURED_RULE, False, hint("missing-file", f"measured.json is {refused['measured.json']}: "
+                                                                  "hand in the file itself"), "missing-file")
+        return file_row(MEASURED_RULE, labsteps.read_text(Path(copy) / "measured.json"), judge)
+
+    if own is None:  # the lab's file stands in for the hand-in's
+        misconception, problem = trouble
+        instead = f"{problem}: measured.json and summarize.py were checked against {lab.path} instead"
+        return [Row(TTFT_RULE, False, hint(misconception, instead), misconception),
+                measured(summaries.artifact_judge(lab.lines, oracle))]
+
+    def judge(text):
+        try:
+            summaries.artifact_judge(own.lines, oracle)(text)
+        except Wrong as wrong:
+            if own.records == lab.records:
+                raise
+            try:
+                summaries.artifact_judge(lab.lines, oracle)(text)
+            except Wrong:
+                raise wrong from None  # it summarizes neither file: the summary itself is wrong
+            if lab.real:
+                raise Wrong("ttft-changed", f"measured.json is the summary of {lab.path}, but this folder's "
+                                            "ttft.jsonl differs from that file: ttft.jsonl was changed") from None
+            raise Wrong("measured-other-file", f"measured.json is the summary of {lab.path}, not of this "
+                                               "folder's ttft.jsonl") from None
+    rows = [measured(judge)]
+    if lab.real and own.records != lab.records:
+        rows.append(Row(f"ttft.jsonl is an unchanged copy of {lab.path}", False,
+                        hint("ttft-changed", f"its records differ from those of {lab.path}"), "ttft-changed"))
+    return rows
+
+
+# --- one folder ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Options:
+    """How a batch is graded: the seed of the hidden cases, the time limit per run, and the sandbox."""
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT
+    isolation: bool = True
+
+
+class Interrupted(Exception):
+    """The batch was stopped (Ctrl-C): no more student code is started."""
+
+
+class Batch:
+    """What the folders of one run share: the options, the reference, the oracle, the cache, a stop switch."""
+
+    def __init__(self, options=Options(), cache=None):
+        self.options, self.cache = options, Path(cache) if cache else None
+        self.lab = lab_measurement()
+        self.reference = reference_scripts()
+        self.oracle = Recording(Live())
+        self.source = source_digest(options.isolation) if cache else ""
+        self.stop = threading.Event()
+
+    def grade(self, folder):
+        """The Grade of one folder, from the cache if its snapshot was graded before; whatever it contains."""
+        if self.stop.is_set():
+            return self.failed(folder, INTERRUPTED)
+        try:
+            with tempfile.TemporaryDirectory(prefix="kvlab-grade-") as scratch:
+                copy = Path(scratch) / "handin"
+                try:
+                    found = sandbox.snapshot(folder, copy)
+                except OSError as error:  # the folder itself: gone, not a folder, not readable
+                    return self.failed(folder, f"the folder cannot be read ({error.strerror or type(error).__name__})")
+                entry = self.key(copy, found)
+                grade = self.cached(entry, folder)
+                if grade is None:
+                    grade = self.grade_copy(folder, copy, found)
+                    self.store(entry, grade)
+                return grade
+        except Interrupted:
+            return self.failed(folder, INTERRUPTED)
+        except sandbox.SandboxUnavailable as error:  # the machine's problem, not the folder's: a row, not the end
+            return self.failed(folder, f"the sandbox failed: {error}")
+        except Exception as error:  # noqa: BLE001 (one folder's problem must not end the batch)
+            from ..cli import debugging
+            if debugging():  # under pytest or KVLAB_DEBUG=1 a bug of kvlab keeps its traceback
+                raise
+            return self.failed(folder, f"grader error: {type(error).__name__}")
+
+    def grade_copy(self, folder, copy, found):
+        """Grade a snapshot: run the student's code, judge it, and the artifacts, and flag what is odd."""
+        refused = refusals(found)
+        own, misconception, problem = own_measurement(copy, refused)
+        backend = sandbox.Bubblewrap() if self.options.isolation else None  # each process takes a free slot
+        plan = labsteps.Plan(execute=self.executor(copy, backend), oracle=self.oracle, seed=self.options.seed,
+                             hidden=True, functions=False, lab_lines=(own or self.lab).lines)
+        with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait for another
+            parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
+            reports = {number: report for part in parts for number, report in part.result().items()}
+        reports = {number: reports[number] for number in TITLES}  # the code; the files come next
+        extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines, required=True)
+        for name, number in ARTIFACT_STEP.items():
+            if name in refused and name != "measured.json":
+                extra[number] = [Row(f"{name} holds what the lab asks for", False,
+                                     hint("missing-file", f"{name} is {refused[name]}: hand in the file itself"),
+                                     "missing-file")]
+        extra[8] = measured_rows(copy, own, (misconception, problem), self.lab, self.oracle, refused)
+        for number, rows in extra.items():
+            report = reports[number]
+            reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
+        reports = labsteps.hold_after_earlier(reports)
+        for number, cause in causes(copy, found).items():
+            if not reports[number].passed:
+                reports[number] = explain(reports[number], cause)
+        texts = script_texts(copy)
+        flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
+        same = [name for name in SCRIPTS if texts[name] is not None and texts[name] == self.reference[name]]
+        if same:
+            flags["identical-to-reference"] = ", ".join(same)
+        return Grade(str(folder), self.options.seed, reports, flags, self.options.isolation,
+                     fingerprint=fingerprint(texts))
+
+    def executor(self, copy, backend):
+        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped."""
+        def execute(jobs, files):
+            if self.stop.is_set():
+                raise Interrupted()
+            return run_jobs(copy, jobs, files=files, timeout=self.options.timeout, backend=backend)
+        return execute
+
+    def failed(self, folder, why):
+        """The row of a folder that could not be graded: it still gets its line in the table."""
+        return Grade(str(folder), self.options.seed, {}, {}, self.options.isolation, error=why)
+
+    # The cache: one JSON file per snapshot content, options and kvlab source.
+
+    def key(self, copy, found):
+        """What a grade depends on: the snapshot's files, what it refused, the options, the grader's source."""
+        options = self.options
+        digest = hashlib.sha256(f"{CACHE_VERSION}|{options.seed}|{options.timeout!r}|{options.isolation}|"
+                                f"{self.source}".encode())
+        for path in sorted(Path(copy).iterdir()):
+            digest.update(os.fsencode(path.name) + b"\0" + path.read_bytes() + b"\0")
+        refused = {flag: sorted(items) for flag, items in sandbox.flag_items(found)}
+        digest.update(json.dumps(refused, sort_keys=True).encode())
+        return digest.hexdigest()
+
+    def cached(self, entry, folder):
+        """The cached Grade of a snapshot, under this folder's name; None if there is none (or it is damaged)."""
+        path = self.cache / f"{entry}.json" if self.cache else None
+        if path is None or not path.is_file():
+            return None
+        try:
+            grade = Grade.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError, AttributeError, OSError):
+            return None  # a damaged entry is graded again
+        grade.folder = str(folder)
+        return grade
+
+    def store(self, entry, grade):
+        if not self.cache:
+            return
+        try:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            summarize.write_atomically(self.cache / f"{entry}.json", json.dumps(grade.as_dict()))
+        except (OSError, summarize.InputError):
+            pass  # a cache that cannot be written only costs time
+
+
+def source_digest(isolation):
+    """A hash of what grades depend on besides the folder: kvlab's source, the lab's file, the interpreter."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(sys.version.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(paths.ttft_source().read_bytes())
+    python = sandbox.interpreter().path if isolation and sandbox.interpreter() else sys.executable
+    status = os.stat(python)
+    digest.update(f"{python}|{status.st_size}|{status.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def grade_folder(folder, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True):
+    """Grade one hand-in folder: a Grade with one Report per step of the lab (1 to 8)."""
+    return Batch(Options(seed, timeout, isolation)).grade(folder)
+
+
+# --- many folders -------------------------------------------------------------------------------------
+
+def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None):
+    """(a Grade for each folder in order, whatever it contains; whether Ctrl-C stopped the run).
+
+    `jobs` folders are graded at once (default: the number of cores). Ctrl-C stops the run: the
+    folders graded so far keep their grades, the others say they were not graded.
+    """
+    batch = Batch(Options(seed, timeout, isolation), cache)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(folders) or 1, MOST_JOBS))
+    grades, done, lock = [None] * len(folders), [0], threading.Lock()
+
+    def one(index):
+        try:
+            grades[index] = batch.grade(folders[index])
+        except KeyboardInterrupt:
+            batch.stop.set()  # before this worker takes another folder
+            raise
+        finally:
+            with lock:
+                done[0] += 1
+                if progress:
+                    progress(done[0], len(folders))
+
+    interrupted, futures = False, []
+    with ThreadPoolExecutor(jobs, thread_name_prefix="kvlab-grade") as pool:
+        try:
+            futures = [pool.submit(one, index) for index in range(len(folders))]
+            for future in futures:
+                future.result()
+        except KeyboardInterrupt:
+            interrupted = True
+            batch.stop.set()  # folders being graded stop before their next process; the rest never start
+            for future in futures:
+                future.cancel()
+    grades = [grade or batch.failed(folder, INTERRUPTED) for grade, folder in zip(grades, folders)]
+    mark_identical(grades)
+    return grades, interrupted
+
+
+def mark_identical(grades):
+    """Flag each group of two or more hand-ins whose scripts are the same once comments and layout go."""
+    groups = {}
+    for grade in grades:
+        if grade.fingerprint:
+            groups.setdefault(grade.fingerprint, []).append(grade)
+    for group in groups.values():
+        for grade in group:
+            others = list(dict.fromkeys(other.folder for other in group if other.folder != grade.folder))
+            if others:  # a folder named twice on the command line is no group
+                grade.flags["identical-hand-ins"] = ", ".join(others)
+
+
+def table(grades):
+    """One line per folder: a ✓ or ✗ per step, the score, and the flags."""
+    width = max([len("folder"), *(len(shown(grade.folder)) for grade in grades)])
+    lines = [f"{'folder':<{width}}  " + "  ".join(str(number) for number in TITLES) + "  steps  flags"]
+    for grade in grades:
+        if grade.error:
+            marks = "  ".join("-" for _ in TITLES)
+        else:
+            marks = "  ".join("✓" if grade.steps[number].passed else "✗" for number in TITLES)
+        lines.append(f"{shown(grade.folder):<{width}}  {marks}  {grade.score}/{len(TITLES)}    {shown(remarks(grade))}")
+    return "\n".join(lines)
+
+
+def remarks(grade):
+    """The flags column: what could not be graded, the flags, and whether the code ran isolated."""
+    parts = [f"not graded: {grade.error}"] if grade.error else []
+    parts += [f"{flag}: {detail}" for flag, detail in grade.flags.items()]
+    return "; ".join(parts + ([] if grade.isolated else ["NOT ISOLATED"]))
+
+
+def csv_text(grades):
+    """The gradebook: one row per folder, each step's pass/fail, score, max, flags."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["folder", *(f"step{number}" for number in TITLES), "score", "max", "flags"])
+    for grade in grades:
+        steps = [("pass" if grade.steps[number].passed else "fail") if not grade.error else "" for number in TITLES]
+        writer.writerow([cell(grade.folder), *steps, grade.score, len(TITLES), cell(remarks(grade), 10_000)])
+    return out.getvalue()
+
+
+def cell(text, limit=1000):
+    """Text for a spreadsheet: printable, and never taken for a formula."""
+    text = shown(text, limit)
+    return "'" + text if text.startswith(("=", "+", "-", "@")) else text
+
+
+# --- the command --------------------------------------------------------------------------------------
+
+def add_arguments(parser):
+    parser.add_argument("folder", nargs="+",
+                        help="hand-in folders, laid out like the lab's (kvsim.py, scenario.py, ...)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of the report")
+    parser.add_argument("--csv", metavar="FILE", help="also write a gradebook: one row per folder (written whole)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the hidden random cases (default: $KVLAB_SEED, else a secret seed drawn once "
+                             "and kept in ~/.cache/kvlab/seed, so that re-runs reuse it and students cannot know it; "
+                             "every report prints the seed used)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds each run of a student's code may take (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--jobs", type=int, default=0, help="folders graded at once (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="grade every folder again, even if unchanged")
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="run student code without bubblewrap, with your rights and environment: for trusted "
+                             "code only (every report says NOT ISOLATED)")
+
+
+def run(args):
+    missing = [folder for folder in args.folder if not Path(folder).is_dir()]
+    if missing:
+        raise UserError(f"no such folder: {', '.join(map(shown, missing))}")
+    if not 0 < args.timeout <= MOST_TIMEOUT:
+        raise UserError(f"--timeout must be a number of seconds above 0 and at most {MOST_TIMEOUT:g}, "
+                        f"got {args.timeout:g}")
+    if not 0 <= args.jobs <= MOST_JOBS:
+        raise UserError(f"--jobs must be 0 (the number of cores) to {MOST_JOBS}, got {args.jobs}")
+    if args.csv and not Path(args.csv).resolve().parent.is_dir():
+        raise UserError(f"--csv {args.csv}: the folder {Path(args.csv).resolve().parent} does not exist")
+    isolation = not args.no_isolation
+    if isolation:
+        ok, reason = sandbox.available()
+        if not ok:
+            raise UserError(reason)
+    else:
+        print("kvlab grade: warning: --no-isolation: the students' code runs with your rights", file=sys.stderr)
+    if args.seed is None:
+        args.seed = default_seed()
+    show = _progress_line if sys.stderr.isatty() and len(args.folder) >= PROGRESS_FROM else None
+    cache = None if args.no_cache else cache_dir()
+    grades, interrupted = grade_all(args.folder, args.seed, args.timeout, isolation, args.jobs or None, cache, show)
+    if show:
+        print(file=sys.stderr)
+    if args.csv:
+        try:
+            summarize.write_atomically(args.csv, csv_text(grades))
+        except summarize.InputError as error:
+            raise UserError(str(error)) from None
+    passed = all(grade.passed for grade in grades)
+    if args.json:
+        print(json.dumps({"seed": args.seed, "passed": passed, "interrupted": interrupted, "isolated": isolation,
+                          "folders": [grade.as_dict() for grade in grades]}, indent=2))
+    elif len(grades) == 1:
+        print(grades[0])
+    else:
+        print(table(grades))
+        print(f"seed {args.seed}; `kvlab grade FOLDER` shows one folder's hints"
+              + ("; interrupted: the folders marked were not graded" if interrupted else ""))
+    if interrupted:
+        return 130
+    return 0 if passed else 1
+
+
+def cache_dir():
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kvlab" / "grades"
+
+
+def default_seed():
+    """$KVLAB_SEED, else this machine's secret seed: drawn once, kept beside the cache, reused by every run.
+
+    The public checks' generators ship to students, so a known seed (0) would let them replay the hidden
+    cases; a secret one that stays the same keeps grades reproducible and cached.
+    """
+    if os.environ.get("KVLAB_SEED"):
+        try:
+            return int(os.environ["KVLAB_SEED"])
+        except ValueError:
+            raise UserError(f"KVLAB_SEED must be a whole number, got {os.environ['KVLAB_SEED']!r}") from None
+    path = cache_dir().parent / "seed"
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        seed = secrets.randbelow(10 ** 9)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            summarize.write_atomically(path, f"{seed}\n")
+        except (OSError, summarize.InputError):
+            pass  # a seed that cannot be kept still grades this run
+        return seed
+
+
+def _progress_line(done, total):
+    print(f"\rgraded {done}/{total} folders", end="", file=sys.stderr, flush=True)

@@ -1,0 +1,395 @@
+"""Run students' code under bubblewrap for `kvlab grade`, and copy hand-in folders safely (snapshot).
+
+Bubblewrap() is a backend for kvlab.check.run.run_jobs: the driver runs in a sandbox with no network, its
+own PID namespace (everything it starts dies with it), a read-only view of /usr and the interpreter
+only (no site-packages, so neither kvlab nor anything installed can be imported), a private /tmp, the
+student's files in a private size-limited /work, an unprivileged uid and hard resource limits.
+"""
+import errno
+import functools
+import json
+import os
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..check.run import CHUNK, DRIVER, Launch
+from ..errors import UserError
+from ..lab import NAMES as ARTIFACT_NAMES
+
+MEMORY_LIMIT = 1_000_000_000     # bytes of address space per process
+FILE_SIZE_LIMIT = 50_000_000     # bytes any written file may reach
+PROCESS_LIMIT = 20               # processes and threads of the sandbox's uid; bwrap itself takes three
+CPU_LIMIT = 60                   # CPU seconds per process: a backstop behind run_jobs' wall-clock deadline
+WORK_SPACE = 64_000_000          # bytes the student's code may write in /work, besides its files
+TMP_SPACE = 16_000_000           # bytes of the private /tmp
+INSIDE_UID = 65534               # "nobody", as the student's code sees itself
+OUTSIDE_UID_BASE = 1_900_000_000  # when we are root: far above the uids and subuid ranges of real users
+WORKERS = 64                     # sandboxes one process may run at once (each has its own outside uid)
+HIGHEST_PID = 2 ** 22            # Linux's pid_max: makes OUTSIDE_UID_BASE + pid * WORKERS + slot unique
+REAP_WAIT = 2.0                  # seconds to wait for a killed sandbox's processes to be gone
+PROBE_TIMEOUT = 30               # seconds for an interpreter or bwrap to answer a trial run
+MIN_PYTHON = (3, 10)
+WORK = "/work"                   # the student's folder, inside
+DRIVER_INSIDE = "/kvlab/driver.py"
+ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+NOT_INSTALLED = "bwrap is not installed: apt-get install bubblewrap, or pass --no-isolation"
+
+# snapshot(): what a hand-in folder may hold.
+MOST_FILES = 50                  # files copied (a hand-in has ten)
+LARGEST_FILE = 5_000_000         # bytes per file (ttft.jsonl is a few kilobytes)
+MOST_ENTRIES = 100_000           # directory entries looked at, however many there are
+LAB_FILES = ("kvsim.py", "scenario.py", "summarize.py", *ARTIFACT_NAMES, "ttft.jsonl")  # copied first
+COMPILED = (".so", ".pyd", ".pyc")
+
+
+class SandboxUnavailable(UserError):
+    """bwrap, or a Python the sandbox can run, is missing on this machine."""
+
+
+class Bubblewrap:
+    """A run_jobs backend: the driver inside bubblewrap (see the module docstring).
+
+    `slot` (0 to WORKERS - 1) is the grader's worker number, which picks the sandbox's outside uid;
+    by default each run takes a free one.
+    """
+
+    def __init__(self, slot=None):
+        ok, reason = available()
+        if not ok:
+            raise SandboxUnavailable(reason)
+        if slot is not None and slot not in range(WORKERS):
+            raise ValueError(f"slot must be in 0..{WORKERS - 1}, got {slot}")
+        self.python, self.slot = interpreter(), slot
+
+    @contextmanager
+    def launch(self, scratch):
+        """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
+        with ExitStack() as stack:
+            slot = stack.enter_context(_slot(self.slot))
+            files = {path.name: stack.enter_context(open(path, "rb")) for path in sorted(Path(scratch).iterdir())
+                     if path.is_file() and not path.is_symlink()}
+            driver = stack.enter_context(tempfile.TemporaryFile())
+            driver.write(DRIVER.read_bytes())
+            driver.seek(0)
+            status, status_end = os.pipe()  # bwrap's reports: the driver's pid, once it started it
+            os.set_blocking(status, False)
+            stack.callback(os.close, status)
+            stack.callback(os.close, status_end)
+            space = WORK_SPACE + sum(os.fstat(handle.fileno()).st_size for handle in files.values())
+            args = [shutil.which("bwrap"), *_mounts(self.python), "--size", str(space), "--tmpfs", WORK]
+            for name, handle in files.items():
+                args += ["--file", str(handle.fileno()), f"{WORK}/{name}"]  # copies: the student's to change
+            args += ["--ro-bind-data", str(driver.fileno()), DRIVER_INSIDE, "--json-status-fd", str(status_end),
+                     "--remount-ro", "/", "--chdir", WORK, self.python.path, "-I", "-S", DRIVER_INSIDE]
+            fds = (*[handle.fileno() for handle in files.values()], driver.fileno(), status_end)
+            report = {}
+            yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot)},
+                         functools.partial(_ended, status, report))
+            _wait_gone(report.get("child-pid"))
+
+
+def _mounts(python):
+    """bwrap's options for everything but the student's files and the driver."""
+    args = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+            "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--clearenv"]
+    if _bwrap_knows("--disable-userns"):  # bwrap >= 0.8: no user namespace of its own inside
+        args.append("--disable-userns")
+    for name, value in ENVIRONMENT.items():
+        args += ["--setenv", name, value]
+    args += ["--ro-bind", "/usr", "/usr"]
+    for name in ("/bin", "/lib", "/lib64"):  # symlinks into /usr on merged-/usr systems
+        if os.path.islink(name):
+            args += ["--symlink", os.readlink(name), name]
+        elif os.path.isdir(name):
+            args += ["--ro-bind", name, name]
+    for path in python.binds:
+        args += ["--ro-bind", path, path]
+    for path in python.hidden:
+        args += ["--tmpfs", path, "--remount-ro", path]
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_SPACE), "--tmpfs", "/tmp"]
+
+
+@functools.cache
+def _bwrap_knows(option):
+    try:
+        return option in subprocess.run([shutil.which("bwrap"), "--help"], capture_output=True, text=True,
+                                        timeout=PROBE_TIMEOUT).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+_busy_slots, _slot_freed = set(), threading.Condition()
+
+
+@contextmanager
+def _slot(wanted=None):
+    """A worker slot of this process, `wanted` or any free one; waits while it is in use."""
+    with _slot_freed:
+        _slot_freed.wait_for(lambda: wanted not in _busy_slots if wanted is not None
+                             else len(_busy_slots) < WORKERS)
+        slot = wanted if wanted is not None else min(set(range(WORKERS)) - _busy_slots)
+        _busy_slots.add(slot)
+    try:
+        yield slot
+    finally:
+        with _slot_freed:
+            _busy_slots.discard(slot)
+            _slot_freed.notify_all()
+
+
+def _identity(slot):
+    """Popen arguments that give the sandbox its outside uid and hard limits.
+
+    As root, bwrap would map the sandbox to root outside, where RLIMIT_NPROC is not enforced; so it
+    runs as a uid of its own (one per slot: sandboxes running at once do not share a process count).
+    As anyone else it runs as us, and RLIMIT_NPROC counts all our processes: the limit is what we
+    have now plus PROCESS_LIMIT.
+    """
+    if os.geteuid() == 0:
+        uid = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot
+        identity, processes = {"user": uid, "group": uid, "extra_groups": []}, PROCESS_LIMIT
+    else:
+        identity, processes = {}, _my_tasks() + PROCESS_LIMIT
+    limits = [(resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
+              (resource.RLIMIT_NPROC, processes), (resource.RLIMIT_CPU, CPU_LIMIT), (resource.RLIMIT_CORE, 0)]
+    hard = [(limit, _at_most(value, resource.getrlimit(limit)[1])) for limit, value in limits]
+
+    def set_limits():  # in the child, before exec: soft = hard, so the student's code cannot raise them
+        for limit, value in hard:
+            resource.setrlimit(limit, (value, value))
+    return {**identity, "preexec_fn": set_limits}
+
+
+def _at_most(value, hard):
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+def _my_tasks():
+    """How many processes and threads this uid runs now (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == os.getuid():
+                count += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:
+            pass  # it has just ended
+    return count
+
+
+def _ended(status, report, returncode, stderr):
+    """The signal that ended the sandbox, or None; SandboxUnavailable if bwrap never started the driver."""
+    for line in _read_all(status).decode("utf-8", "replace").splitlines():
+        try:
+            report.update(json.loads(line))
+        except ValueError:
+            pass
+    if "child-pid" not in report:
+        lines = stderr.strip().splitlines()
+        raise SandboxUnavailable(f"bwrap could not start the sandbox: {lines[-1] if lines else returncode}")
+    if returncode < 0:
+        return -returncode  # bwrap itself, killed by run_jobs
+    if 128 < returncode <= 128 + 64:
+        return returncode - 128  # bwrap's way to say its child was killed (an os._exit(137) looks the same)
+    return None
+
+
+def _read_all(fd):
+    """What a non-blocking pipe holds now."""
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _wait_gone(pid):
+    """Wait until the sandbox's first process is gone: its PID namespace, and all in it, with it."""
+    ends = time.monotonic() + REAP_WAIT
+    while pid and time.monotonic() < ends:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("Z", "X"):  # the kernel ends a PID namespace's processes before its first one
+            return
+        time.sleep(0.01)
+
+
+# The interpreter inside.
+
+
+@dataclass(frozen=True)
+class Python:
+    """An interpreter for the sandbox, and what of the machine it needs to see (or must not)."""
+    path: str
+    binds: tuple    # paths to bind read-only besides /usr
+    hidden: tuple   # its site-packages folders, covered by an empty read-only tmpfs
+
+
+PROBE = ("import json, site, sys, sysconfig; paths = sysconfig.get_paths(); print(json.dumps("
+         "{'version': sys.version_info[:2], 'prefix': sys.base_prefix, 'stdlib': paths['stdlib'],"
+         " 'sites': site.getsitepackages() + [paths['purelib'], paths['platlib']]}))")
+
+
+@functools.cache
+def interpreter():
+    """The Python the sandbox runs: ours if the sandbox's user can read it, else /usr/bin/python3."""
+    for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
+        python = _usable(candidate)
+        if python:
+            return python
+    return None
+
+
+def _usable(path):
+    """A Python >= 3.10 at `path` whose files the sandbox's user can reach, or None."""
+    try:
+        found = json.loads(subprocess.run([path, "-I", "-c", PROBE], capture_output=True, timeout=PROBE_TIMEOUT,
+                                          check=True).stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    path = os.path.realpath(path)
+    if tuple(found["version"]) < MIN_PYTHON or not all(map(_reachable, (path, found["prefix"], found["stdlib"]))):
+        return None
+    prefix = os.path.realpath(found["prefix"])
+    binds = tuple(place for place in (prefix, os.path.dirname(path)) if not _under(place, "/usr")
+                  and (place == prefix or not _under(place, prefix)))
+    hidden = tuple(sorted({os.path.realpath(place) for place in found["sites"] if os.path.isdir(place)
+                           and any(_under(os.path.realpath(place), root) for root in ("/usr", *binds))}))
+    return Python(path, binds, hidden)
+
+
+def _reachable(path):
+    """Can the sandbox's user read `path`? As root, that user is nobody in particular: others' rights."""
+    if os.geteuid() != 0:
+        return os.access(path, os.R_OK)
+    parts = Path(os.path.realpath(path)).parts
+    for depth in range(1, len(parts)):  # every folder on the way must let others through
+        if not os.stat(Path(*parts[:depth])).st_mode & stat.S_IXOTH:
+            return False
+    return bool(os.stat(path).st_mode & stat.S_IROTH)
+
+
+def _under(path, folder):
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@functools.cache
+def available():
+    """(True, "") if Bubblewrap can run here, else (False, one line saying why and what to do)."""
+    if not shutil.which("bwrap"):
+        return False, NOT_INSTALLED
+    if interpreter() is None:
+        return False, ("no Python >= 3.10 that the sandbox's user can read: install python3 "
+                       "(apt-get install python3), or pass --no-isolation")
+    trial = [shutil.which("bwrap"), *_mounts(interpreter()), interpreter().path, "-I", "-S", "-c", ""]
+    try:
+        with _slot() as slot:
+            done = subprocess.run(trial, capture_output=True, text=True, timeout=PROBE_TIMEOUT, **_identity(slot))
+    except (OSError, subprocess.SubprocessError) as error:
+        return False, f"bwrap cannot make a sandbox here ({error}); pass --no-isolation"
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        return False, f"bwrap cannot make a sandbox here ({lines[-1]}); pass --no-isolation"
+    return True, ""
+
+
+# Copying a hand-in folder.
+
+
+@dataclass
+class Flags:
+    """What snapshot() copied, refused or noticed, by file name: data, never sentences."""
+    copied: list = field(default_factory=list)
+    symlinks: list = field(default_factory=list)        # refused, never followed (even into the folder)
+    compiled: list = field(default_factory=list)        # refused: *.so, *.pyd, *.pyc, __pycache__ shadow .py files
+    too_big: list = field(default_factory=list)         # refused: over LARGEST_FILE bytes
+    unreadable: list = field(default_factory=list)      # refused: not a regular file, or no permission
+    left_out: int = 0                                   # wanted files beyond MOST_FILES (or MOST_ENTRIES)
+    shadows_stdlib: list = field(default_factory=list)  # copied: json.py is what the student's scripts import
+
+
+def snapshot(folder, dest):
+    """Copy the hand-in's top-level *.py, *.json and ttft.jsonl files into `dest` (created); Flags."""
+    os.makedirs(dest, mode=0o700, exist_ok=True)
+
+    def write(name, data):
+        with open(Path(dest) / name, "xb") as copy:
+            copy.write(data)
+    return _take(folder, write)
+
+
+def read_folder(folder):
+    """{name: bytes} of the files snapshot() would copy, read the same careful way (nothing is written)."""
+    files = {}
+    _take(folder, files.__setitem__)
+    return files
+
+
+def flag_items(flags):
+    """(flag, [file names]) for what snapshot() refused or noticed, e.g. ("shadows-stdlib", ["json.py"])."""
+    for name in ("symlinks", "compiled", "too_big", "unreadable", "shadows_stdlib"):
+        yield name.replace("_", "-"), getattr(flags, name)
+    yield "left-out", [str(flags.left_out)] if flags.left_out else []
+
+
+def _take(folder, keep):
+    """keep(name, data) for each file of `folder` to copy, the lab's own first; the Flags."""
+    flags, wanted = Flags(), []
+    with os.scandir(folder) as entries:
+        for count, entry in enumerate(entries):
+            if count >= MOST_ENTRIES:
+                flags.left_out += 1  # and the rest of the folder is not looked at
+                break
+            name = entry.name
+            if name == "__pycache__" or name.endswith(COMPILED):
+                flags.compiled.append(name)
+            elif name.endswith((".py", ".json")) or name == "ttft.jsonl":
+                wanted.append(entry)
+    wanted.sort(key=lambda entry: (entry.name not in LAB_FILES, entry.name))
+    flags.left_out += max(len(wanted) - MOST_FILES, 0)
+    for entry in wanted[:MOST_FILES]:
+        data = _read_one(entry, flags)
+        if data is not None:
+            keep(entry.name, data)
+            flags.copied.append(entry.name)
+    flags.compiled.sort()
+    flags.shadows_stdlib = [name for name in flags.copied
+                            if name.endswith(".py") and name[:-3] in sys.stdlib_module_names]
+    return flags
+
+
+def _read_one(entry, flags):
+    """The bytes of a regular file (not a link) of at most LARGEST_FILE bytes; else None, flagged."""
+    try:
+        if entry.is_symlink():
+            flags.symlinks.append(entry.name)
+            return None
+        handle = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO must not block us
+    except FileNotFoundError:
+        return None  # it vanished while we looked
+    except OSError as error:
+        (flags.symlinks if error.errno == errno.ELOOP else flags.unreadable).append(entry.name)  # a link by now
+        return None
+    with os.fdopen(handle, "rb") as source:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            flags.unreadable.append(entry.name)
+            return None
+        data = source.read(LARGEST_FILE + 1)
+    if len(data) > LARGEST_FILE:
+        flags.too_big.append(entry.name)
+        return None
+    return data

@@ -1,31 +1,18 @@
-"""The lab's figures (matplotlib), and saving them as PNGs beside the artifacts.
+"""The lab's figures (matplotlib); kvlab.notebook.save_figure saves them beside the artifacts.
 
 Each function returns (fig, ax) so a notebook can adjust the figure before showing it.
 """
-from pathlib import Path
-
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter, NullFormatter
-
-from . import artifacts
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 COLORS = {"baseline": "tab:red", "lmcache": "tab:blue"}
 MARKERS = {"baseline": "o", "lmcache": "^"}
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
-def save(fig, name):
-    """Save `fig` as figures/NAME.png in the artifacts folder; return that path relative to the folder."""
-    relative = Path("figures") / f"{name}.png"
-    path = artifacts.out_dir() / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # No "Software" entry: the bytes do not change with the matplotlib version's name.
-    fig.savefig(path, dpi=150, bbox_inches="tight", metadata={"Software": None})
-    return relative.as_posix()
-
-
 def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, marked_label, legend="upper left"):
-    """A dense sweep {capacity: count} as a step curve, the lab's capacities marked, the step annotated.
+    """A dense sweep {capacity: count} as a step curve, the recorded capacities marked, the step at `step_at`
+    annotated (none when it is None).
 
     Capacities may be strings, as gpu_cliff and cpu_cliff return them.
     """
@@ -35,14 +22,16 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
     xs, ys = zip(*sorted((int(c), n) for c, n in marked.items()))
     ax.plot(xs, ys, "o", color="tab:orange", markersize=8, markeredgecolor="black", zorder=3, clip_on=False,
             label=marked_label)
-    ax.axvline(step_at, color="tab:blue", linestyle=":", linewidth=1)
     top = max([*counts, *ys, 1])
-    ax.annotate(step_text, xy=(step_at, top / 2), xytext=(-12, 0), textcoords="offset points",
-                ha="right", va="center", color="tab:blue",
-                arrowprops={"arrowstyle": "->", "color": "tab:blue"})
+    if step_at is not None:  # None: no step to point at (e.g. the GPU alone holds every document)
+        ax.axvline(step_at, color="tab:blue", linestyle=":", linewidth=1)
+        ax.annotate(step_text, xy=(step_at, top / 2), xytext=(-12, 0), textcoords="offset points",
+                    ha="right", va="center", color="tab:blue",
+                    arrowprops={"arrowstyle": "->", "color": "tab:blue"})
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title, ylim=(-0.06 * top, 1.12 * top),
            xlim=(-0.01 * capacities[-1], capacities[-1]))
     ax.xaxis.set_major_formatter(_thousands)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of documents
     ax.grid(alpha=0.3)
     ax.legend(loc=legend)
     return fig, ax
@@ -94,7 +83,8 @@ def ttft_summary(summary, note=None):
             ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
         for i, name in enumerate(passes):
             top = max(summary[config][name][key] for config in ("baseline", "lmcache"))
-            ax.annotate(f"ratio {summary['ratio'][name][stat]:.2f}", xy=(i, top), xytext=(0, 16),
+            ratio = summary["ratio"][name][stat]  # None when lmcache's statistic is 0
+            ax.annotate("ratio n/a" if ratio is None else f"ratio {ratio:.2f}", xy=(i, top), xytext=(0, 16),
                         textcoords="offset points", ha="center", fontsize=9, fontweight="bold")
         ax.set_xticks(range(len(passes)), passes)
         ax.set(title=f"{stat} TTFT per pass", xlabel="pass")

@@ -1,167 +1,254 @@
-"""The lab's notebooks: stored executed and well-formed, parameterisable, and writing the lab's artifacts.
+"""The lab's notebooks: how they are stored and tagged, parameters, and the one-line messages of kvlab.notebook.
 
-nbval (pytest's `notebooks` test path) re-runs every stored notebook and compares the checked outputs;
-these tests cover what nbval does not: how the notebooks are stored, papermill runs with other
-parameters, `kvlab notebooks`, and the helpers in kvlab.notebook.
+nbval (pytest's `notebooks` test path) re-runs every stored notebook and compares its checked outputs;
+these tests cover what nbval does not. A kernel costs a second or more, so there are five: papermill with
+other parameters, papermill with a bad one, notebook 06 on a file unlike the lab's, a scratch copy of kvlab
+whose kvsim.py is a stub (the student edition's "not written yet" and the reload on save), and a broken
+notebook under `kvlab notebooks`.
 """
 import ast
-import json
 import re
-import subprocess
-import sys
+import shutil
 
-import nbformat
-import papermill
 import pytest
 
-from kvlab import artifacts, cli, nbrun, notebook
+nbformat = pytest.importorskip("nbformat")  # the notebook stack: absent from the fast test path
+papermill = pytest.importorskip("papermill")
+
+from kvlab import lab, nbrun, notebook, paths
 from helpers import ROOT, STAND_IN
 
+LAB = ["00_index.ipynb", "01_lru_cache.ipynb", "02_cyclic_scan.ipynb", "03_gpu_cliff.ipynb",
+       "04_two_tier.ipynb", "05_cpu_cliff.ipynb", "06_measured_ttft.ipynb",
+       "07_beyond_lru.ipynb"]  # the lab's steps, then beyond the lab
 NOTEBOOKS = nbrun.notebook_paths()
-STEPS = [path for path in NOTEBOOKS if not path.name.startswith("00_")]
-FIGURES = ("gpu_cliff.png", "cpu_cliff.png", "ttft_by_request.png", "ttft_summary.png")
+STEPS = NOTEBOOKS[1:]
 CHECK = "# NBVAL_CHECK_OUTPUT"
-BARE_REPR = re.compile(r"<(Figure size|Axes|matplotlib\.|[\w.]+ object at 0x)")
+BARE_REPR = re.compile(r"<(Figure size|Axes|matplotlib\.|[\w.]+ object at 0x)|PosixPath\(")
 
 
 def read(path):
     return nbformat.read(path, as_version=4)
 
 
+def tags(cell):
+    return cell.metadata.get("tags", [])
+
+
 def code_cells(nb):
     return [cell for cell in nb.cells if cell.cell_type == "code" and cell.source.strip()]
 
 
-def tagged(nb, tag):
-    return [cell for cell in nb.cells if tag in cell.metadata.get("tags", [])]
-
-
 def text_of(output):
+    """What a reader of the plain text sees (computed Markdown has the same text/plain)."""
     if output.output_type == "stream":
         return output.text
-    return "".join(str(value) for value in output.get("data", {}).values())
+    return output.get("data", {}).get("text/plain", "")
 
 
-def test_the_lab_has_an_index_and_one_notebook_per_topic():
-    names = [path.name for path in NOTEBOOKS]
-    assert names == ["00_index.ipynb", "01_lru_cache.ipynb", "02_cyclic_scan.ipynb", "03_gpu_cliff.ipynb",
-                     "04_two_tier.ipynb", "05_cpu_cliff.ipynb", "06_measured_ttft.ipynb"]
-    index = "\n".join(cell.source for cell in read(NOTEBOOKS[0]).cells if cell.cell_type == "markdown")
-    for name in names[1:]:
-        assert f"]({name})" in index, f"the index does not link {name}"
+def checked(cell):
+    return CHECK in cell.source.splitlines()
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_is_stored_executed_top_to_bottom(path):
-    nb = read(path)
-    nbformat.validate(nb)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
-    cells = code_cells(nb)
-    assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1)), "not run top to bottom"
-    for cell in cells:
-        assert all(output.output_type != "error" for output in cell.outputs), cell.source
-        if cell.source.startswith(CHECK):
-            assert cell.outputs, f"a checked cell without output:\n{cell.source}"
-            for output in cell.outputs:
-                assert not BARE_REPR.search(text_of(output)), f"a bare object repr in a checked cell:\n{cell.source}"
-        if "plots.save(" in cell.source:
-            assert any("image/png" in output.get("data", {}) for output in cell.outputs), cell.source
-            assert not cell.source.startswith(CHECK), "a figure's cell cannot be checked"
+def outputs_of(nb):
+    return "".join(text_of(output) for cell in code_cells(nb) for output in cell.outputs)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_has_what_you_will_learn_a_setup_cell_and_a_summary(path):
-    nb = read(path)
-    markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
-    assert "## What you will learn" in markdown and "## Summary" in markdown and "## Try it" in markdown
-    [setup] = tagged(nb, "setup")
-    assert nb.cells.index(setup) < min(nb.cells.index(cell) for cell in code_cells(nb) if cell is not setup)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_no_simulator_logic_is_declared_in_a_notebook(path):
-    """The notebooks import kvlab; only a student's exercise cell (tagged `exercise`) writes its own version."""
-    for cell in code_cells(read(path)):
-        if "exercise" in cell.metadata.get("tags", []):
-            continue
-        tree = ast.parse(cell.source)
-        assert not any(isinstance(node, ast.ClassDef) for node in ast.walk(tree)), cell.source
-        assert "OrderedDict" not in cell.source and "statistics" not in cell.source, cell.source
+def test_notebooks_are_stored_executed_in_order_with_python3_and_no_bare_reprs():
+    assert [path.name for path in NOTEBOOKS] == LAB
+    for path in NOTEBOOKS:
+        nb = read(path)
+        nbformat.validate(nb)
+        assert nb.metadata["kernelspec"]["name"] == "python3", path.name
+        cells = code_cells(nb)
+        assert "setup" in tags(cells[0]) and "notebook.setup(" in cells[0].source, f"{path.name}: setup comes first"
+        assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1)), f"{path.name}: not run in order"
+        for cell in cells:
+            assert all(output.output_type != "error" for output in cell.outputs), cell.source
+            if checked(cell):
+                assert cell.outputs, f"{path.name}: a checked cell without output:\n{cell.source}"
+                assert not any(BARE_REPR.search(text_of(output)) for output in cell.outputs), cell.source
+            if "save_figure(" in cell.source:
+                assert any("image/png" in output.get("data", {}) for output in cell.outputs), cell.source
+                assert not checked(cell), "a figure's cell cannot be checked"
 
 
 @pytest.mark.parametrize("path", STEPS, ids=lambda path: path.stem)
-def test_step_notebook_has_one_parameters_cell_with_the_lab_defaults(path):
-    [cell] = tagged(read(path), "parameters")
+def test_step_notebook_has_one_parameters_cell_at_the_lab_defaults_checked_next(path):
+    nb = read(path)
+    [cell] = [cell for cell in nb.cells if "parameters" in tags(cell)]
     values = {}
     for statement in ast.parse(cell.source).body:
         assert isinstance(statement, ast.AnnAssign), "papermill overrides plain `name: type = literal` lines"
         values[statement.target.id] = ast.literal_eval(statement.value)
-    assert values
-    if "ttft" in values:
-        assert values.pop("ttft") == ""  # the lab's measured file
-    assert not values or notebook.at_lab_defaults(**values)
+    assert notebook.check_parameters(**values) is True, "the stored values are the lab's"
+    after = code_cells(nb)[code_cells(nb).index(cell) + 1]
+    assert "notebook.check_parameters(" in after.source, "bad parameters are turned into one line right away"
 
 
-def test_the_index_has_no_parameters():
-    assert tagged(read(NOTEBOOKS[0]), "parameters") == []
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
+    """solution/instructor only on answer and assert cells; a prediction before each answer; asserts only for instructors."""
+    nb = read(path)
+    waiting = False  # a "Your prediction" cell not yet answered
+    for cell in nb.cells:
+        marks = set(tags(cell))
+        assert not marks & {"solution", "instructor"} or not marks & {"setup", "parameters"}, cell.source
+        if cell.cell_type == "markdown" and cell.source.strip() == "**Your prediction:**":
+            assert not marks
+            waiting = True
+        if "solution" in marks:
+            assert waiting, f"{path.name}: an answer without a prediction before it:\n{cell.source}"
+            waiting = False
+            if cell.cell_type == "code":
+                assert cell.source.splitlines()[0].startswith("# Answer"), "the student edition keeps this prompt"
+        if "instructor" in marks:
+            assert cell.cell_type == "code" and not checked(cell), cell.source
+        elif cell.cell_type == "code":
+            asserts = [node for node in ast.walk(ast.parse(cell.source)) if isinstance(node, ast.Assert)]
+            assert not asserts, f"{path.name}: an assert outside an instructor cell:\n{cell.source}"
 
 
-def test_setup_cell_finds_kvlab_without_an_install():
-    """`python -S` ignores site-packages, so only the setup cell's search can find the kvlab/ folder."""
-    setup = tagged(read(ROOT / "notebooks" / "02_cyclic_scan.ipynb"), "setup")[0].source
-    probe = setup + "\nprint(Path(kvlab.__file__).parent.parent)"
-    found = subprocess.run([sys.executable, "-S", "-c", probe], cwd=ROOT / "notebooks",
-                           capture_output=True, text=True, timeout=60)
-    assert found.returncode == 0, found.stderr
-    assert found.stdout.strip() == str(ROOT)
+def run_papermill(name, tmp_path, monkeypatch, **parameters):
+    monkeypatch.setenv("KVLAB_OUT", str(tmp_path / "out"))
+    return papermill.execute_notebook(ROOT / "notebooks" / name, tmp_path / name, parameters=parameters,
+                                      kernel_name="python3", cwd=ROOT / "notebooks", progress_bar=False)
 
 
-def test_setup_cell_says_how_to_install_when_kvlab_is_nowhere(tmp_path):
-    setup = tagged(read(ROOT / "notebooks" / "01_lru_cache.ipynb"), "setup")[0].source
-    lost = subprocess.run([sys.executable, "-S", "-c", setup], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
-    assert lost.returncode != 0 and "pip install -e" in lost.stderr
-
-
-OTHER_PARAMETERS = {
-    "02_cyclic_scan.ipynb": {"docs": 12, "tokens": 4000, "gpu": 20000},
-    "05_cpu_cliff.ipynb": {"docs": 12, "tokens": 4000, "gpu": 20000, "cpu_capacities": [0, 30000, 47999, 48000]},
-}
-
-
-@pytest.mark.parametrize("name", OTHER_PARAMETERS)
-def test_papermill_run_with_other_parameters_passes_and_leaves_the_artifacts_alone(name, tmp_path, monkeypatch):
+def test_other_parameters_move_the_computed_prose_and_leave_the_labs_files_alone(tmp_path, monkeypatch):
+    outputs = outputs_of(run_papermill("03_gpu_cliff.ipynb", tmp_path, monkeypatch, docs=12))
+    assert "The first GPU capacity with a second-pass hit: **60,132 tokens** = 12 × 5,011" in outputs
+    assert "50,110 tokens hold 10 of the 12 documents and still get no hit" in outputs
+    assert "not written: these parameters are not the lab's, and cliff.json holds the lab's results" in outputs
     out = tmp_path / "out"
-    monkeypatch.setenv("KVLAB_OUT", str(out))
-    executed = papermill.execute_notebook(ROOT / "notebooks" / name, tmp_path / name,
-                                          parameters=OTHER_PARAMETERS[name], kernel_name="python3",
-                                          cwd=ROOT / "notebooks", progress_bar=False)
-    outputs = "".join(text_of(output) for cell in code_cells(executed) for output in cell.outputs)
-    assert "not written: the parameters differ from the lab's" in outputs
-    assert not any(out.glob("*.json")), "the lab's artifacts hold the lab's results only"
-    if name.startswith("02"):
-        assert "hit_docs [11, 10, 9, 8, 7]" in outputs  # 20000 // 4000 = 5 documents stay
-    else:
-        assert "the first CPU capacity without a second-pass miss: 48,000 tokens = 12 × 4,000" in outputs
-        assert (out / "figures" / "cpu_cliff.png").is_file()
+    assert not list(out.glob("*.json")) and not (out / "figures" / "gpu_cliff.png").exists()
+    assert (out / "figures" / paths.OTHER_PARAMETERS / "gpu_cliff.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_kvlab_notebooks_writes_the_lab_artifacts_and_figures(tmp_path, capsys):
-    stored = {path: path.read_bytes() for path in NOTEBOOKS}
-    cli.main(["notebooks", "--out", str(tmp_path)])
-    lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == [path.name for path in NOTEBOOKS]
-    assert all(re.fullmatch(r"\S+\.ipynb +\d+\.\d s", line) for line in lines[:-1]), lines
-    for name, text in artifacts.contents(STAND_IN).items():
-        assert (tmp_path / name).read_text(encoding="utf-8") == text, name
-    assert (tmp_path / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
-    for figure in FIGURES:
-        assert (tmp_path / "figures" / figure).read_bytes().startswith(b"\x89PNG"), figure
-    assert sorted(path.name for path in (tmp_path / "notebooks").iterdir()) == [path.name for path in NOTEBOOKS]
-    assert {path: path.read_bytes() for path in NOTEBOOKS} == stored, "the stored notebooks were rewritten"
+def test_a_bad_parameter_stops_the_notebook_with_one_line(tmp_path, monkeypatch):
+    with pytest.raises(papermill.PapermillExecutionError) as failure:
+        run_papermill("03_gpu_cliff.ipynb", tmp_path, monkeypatch, gpu_capacities="21520,50110")
+    assert failure.value.ename == "ParameterError"
+    assert failure.value.traceback == ["ParameterError: gpu_capacities must be a list of whole numbers, got "
+                                       "'21520,50110' (a str) (pass a list with papermill -y \"gpu_capacities: "
+                                       "[21520, 50110]\")"]
 
 
-def test_kvlab_notebooks_names_the_failing_notebook_and_cell(tmp_path):
+def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_holds(tmp_path, monkeypatch):
+    """Other pass names, ids from 1 and a warm-up spike; the unit cases are in test_ttft.py."""
+    names = {"pass1-cold": "cold", "pass2-replay": "again", "pass3-reverse": "backwards"}
+    lines = STAND_IN.read_text().splitlines()
+    lines[0] = lines[0].replace('"ttft_ms": 599.2', '"ttft_ms": 2400.0')
+    for old, new in names.items():
+        lines = [line.replace(old, new) for line in lines]
+    lines = [re.sub(r'"doc": (\d+)', lambda found: f'"doc": {int(found.group(1)) + 1}', line) for line in lines]
+    variant = tmp_path / "variant.jsonl"
+    variant.write_text("\n".join(lines) + "\n")
+    outputs = outputs_of(run_papermill("06_measured_ttft.ipynb", tmp_path, monkeypatch, ttft=str(variant)))
+    assert "This file is not the stand-in" in outputs
+    assert "not the lab's pass names" in outputs and "ids 1…10" in outputs
+    assert "document 1) took 2,400.0 ms" in outputs and "a warm-up, not a group" in outputs
+    assert "In lmcache's reverse pass (backwards) the simulator predicts 4 GPU hits (documents 10, 9, 8, 7" in outputs
+    assert "the measurement splits 4 + 6, document for document" in outputs
+    assert "not written: these parameters are not the lab's, and measured.json and ttft.jsonl" in outputs
+    assert not (tmp_path / "out" / "measured.json").exists()
+
+
+STUB = '        raise NotImplementedError("step 1 is not written yet: LRUCache.access in kvlab/kvsim.py")\n'
+
+
+def stubbed_kvlab(folder):
+    """A copy of the kvlab package whose LRUCache.access is the student edition's stub; returns kvsim.py's text."""
+    shutil.copytree(ROOT / "kvlab", folder / "kvlab", ignore=shutil.ignore_patterns("__pycache__", "instructor"))
+    kvsim = folder / "kvlab" / "kvsim.py"
+    reference = kvsim.read_text()
+    start = reference.index("# BEGIN SOLUTION\n", reference.index("def access"))
+    end = reference.index("# END SOLUTION\n", start) + len("# END SOLUTION\n")
+    kvsim.write_text(reference[:reference.rindex("\n", 0, start) + 1] + STUB + reference[end:])
+    return reference
+
+
+def test_a_step_not_written_yet_is_one_line_run_all_goes_on_and_a_saved_file_is_reloaded(tmp_path):
+    reference = stubbed_kvlab(tmp_path)
+    kvsim = tmp_path / "kvlab" / "kvsim.py"
+    cells = [
+        "from kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
+        "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",
+        "print(hit)",
+        f"from pathlib import Path\nPath({str(kvsim)!r}).write_text({reference!r})",
+        "cache = kvsim.LRUCache(10)\nprint(cache.access('a', 4), cache.access('a', 4))",
+        f"Path({str(kvsim)!r}).write_text('def broken(:\\n')",
+        "print(scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))['passes'][1]['gpu_hits'])",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "t.ipynb")
+    env = nbrun.kernel_env()
+    env["PYTHONPATH"] = str(tmp_path)  # this copy of kvlab, not the repository's
+    done = nbrun.execute(tmp_path / "t.ipynb", env)  # raises NotebookError if a cell failed
+    shown = [[(output.get("name"), text_of(output).strip()) for output in cell.outputs] for cell in done.cells]
+    assert shown[0] == [(None, "**Finish step 1 first** (notebook 01): LRUCache.access in kvlab/kvsim.py is not written yet.")]
+    assert shown[1] == [("stderr", "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py")]
+    assert shown[2] == [("stderr", "hit is not defined: an earlier cell stopped "
+                                   "(step 1 is not written yet: LRUCache.access in kvlab/kvsim.py)")]
+    assert shown[4] == [("stdout", "False True")]  # the saved file, reloaded before the cell ran
+    assert sorted(shown[6]) == [("stderr", "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax "
+                                           "(not reloaded: the cells still use the version before)"), ("stdout", "2")]
+
+
+def test_check_parameters_turns_each_bad_value_into_one_line():
+    assert notebook.check_parameters(gpu=lab.GPU, docs=lab.DOCS, gpu_capacities=list(lab.GPU_CAPACITIES), ttft="")
+    assert notebook.check_parameters(docs=12) is False
+    assert notebook.check_parameters(ttft="/elsewhere.jsonl") is False
+    bad = {"tokens": 0, "docs": 2.5, "gpu": True, "cpu_capacities": [0, -1], "gpu_capacities": [], "ttft": 3}
+    messages = {"tokens": "tokens must be a whole number >= 1, got 0",
+                "docs": "docs must be a whole number >= 1, got 2.5 (a float)",
+                "gpu": "gpu must be a whole number >= 0, got True (a bool)",
+                "cpu_capacities": "cpu_capacities must hold whole numbers >= 0, got -1",
+                "gpu_capacities": "gpu_capacities must hold at least one capacity, got []",
+                "ttft": "ttft must be a string (a path, or empty), got 3"}
+    for name, value in bad.items():
+        with pytest.raises(notebook.ParameterError) as error:
+            notebook.check_parameters(**{name: value})
+        assert str(error.value) == messages[name]
+        assert error.value._render_traceback_() == [f"ParameterError: {messages[name]}"]
+
+
+def test_artifacts_are_written_whole_at_the_lab_defaults_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KVLAB_OUT", str(tmp_path))
+    notebook.save_artifacts({"cliff.json": "{}\n"}, lab_defaults=False)
+    assert list(tmp_path.iterdir()) == []
+    notebook.save_artifacts({"cliff.json": "{}\n", "ttft.jsonl": b"x\n"}, lab_defaults=True)
+    assert (tmp_path / "cliff.json").read_text() == "{}\n" and (tmp_path / "ttft.jsonl").read_bytes() == b"x\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cliff.json", "ttft.jsonl"]  # no temporary left
+    assert capsys.readouterr().out.splitlines() == [
+        "not written: these parameters are not the lab's, and cliff.json holds the lab's results "
+        "(run with the default parameters to write it)",
+        "wrote cliff.json and ttft.jsonl in the artifacts folder"]
+
+
+def test_computed_prose_has_the_same_plain_text_and_the_bound_names_of_a_cell_are_found():
+    text = notebook.Text("**Answer.** 4 hits")
+    assert repr(text) == text._repr_markdown_() == "**Answer.** 4 hits"
+    source = "import os.path as p, sys\nfor i, (a, b) in x: c = [z for z in y]\ndef f(k):\n    inner = 1\nclass C: pass"
+    assert notebook._bound_names(source) == {"p", "sys", "i", "a", "b", "c", "f", "C"}
+
+
+def test_capacity_helpers():
+    calls = []
+
+    def holds(capacity):
+        calls.append(capacity)
+        return capacity >= 50110
+
+    assert notebook.first_capacity(holds, 0, 100220) == 50110 and len(calls) < 25
+    assert notebook.first_capacity(lambda capacity: False, 0, 10) is None
+    capacities = notebook.dense_capacities(62637, points=300, include=[50109, 50110, 0])
+    assert capacities == sorted(set(capacities)) and {0, 50109, 50110} <= set(capacities)
+
+
+def test_kvlab_notebooks_names_the_failing_notebook_and_cell(tmp_path, capsys):
+    from kvlab import cli
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# broken"),
                                          nbformat.v4.new_code_cell("x = 1"),
                                          nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'")])
@@ -169,81 +256,25 @@ def test_kvlab_notebooks_names_the_failing_notebook_and_cell(tmp_path):
     nbformat.write(nb, tmp_path / "99_broken.ipynb")
     with pytest.raises(SystemExit) as failure:
         cli.main(["notebooks", "--out", str(tmp_path / "out"), str(tmp_path / "99_broken.ipynb")])
-    assert str(failure.value) == "kvlab notebooks: error: 99_broken.ipynb: cell 3 failed: AssertionError: x is not 2"
+    assert failure.value.code == 2
+    assert capsys.readouterr().err == "kvlab notebooks: error: 99_broken.ipynb: cell 3 failed: AssertionError: x is not 2\n"
 
 
-def test_kvlab_notebooks_reports_a_missing_notebook_in_one_line(tmp_path):
-    with pytest.raises(SystemExit) as failure:
-        cli.main(["notebooks", str(tmp_path / "nowhere.ipynb")])
-    assert str(failure.value) == f"kvlab notebooks: error: {tmp_path / 'nowhere.ipynb'}: No such file or directory"
+def test_an_endless_loop_in_an_earlier_step_does_not_hang_the_setup_cell(monkeypatch):
+    def endless(*modules):
+        while True:
+            pass
+
+    monkeypatch.setattr(notebook, "PROBE_SECONDS", 0.05)
+    monkeypatch.setitem(notebook.PROBES, 1, endless)
+    assert notebook.not_written(2) is None  # written (but wrong): the checks say how
 
 
-def test_kernel_gets_an_absolute_artifacts_folder_and_inplace_runs_use_the_stand_in(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("KVLAB_TTFT", "/somewhere/else.jsonl")
-    env = nbrun.kernel_env("relative/out", stand_in=True)
-    assert env["KVLAB_OUT"] == str(tmp_path / "relative" / "out")
-    assert env["KVLAB_TTFT"] == str(artifacts.STAND_IN_TTFT)
-    assert nbrun.kernel_env()["KVLAB_TTFT"] == "/somewhere/else.jsonl"
-
-
-# kvlab.notebook: the helpers the notebooks lean on.
-
-
-def test_first_capacity_is_a_binary_search_for_the_first_true():
-    calls = []
-
-    def holds(capacity):
-        calls.append(capacity)
-        return capacity >= 50110
-
-    assert notebook.first_capacity(holds, 0, 100220) == 50110
-    assert len(calls) < 25
-    assert notebook.first_capacity(lambda capacity: True, 0, 10) == 0
-    assert notebook.first_capacity(lambda capacity: False, 0, 10) is None
-
-
-def test_largest_gap_threshold_cuts_between_the_two_groups():
-    ttfts = [48.1, 30.2, 47.6, 29.9, 48.9, 30.0, 49.2, 29.8, 47.9, 48.3]
-    threshold = notebook.largest_gap_threshold(ttfts)
-    assert sorted(t for t in ttfts if t < threshold) == [29.8, 29.9, 30.0, 30.2]
-    assert notebook.largest_gap_threshold([30, 576]) == pytest.approx((30 * 576) ** 0.5)
-    with pytest.raises(ValueError):
-        notebook.largest_gap_threshold([30.0])
-
-
-def test_dense_capacities_are_sorted_and_include_the_given_ones():
-    capacities = notebook.dense_capacities(62637, points=300, include=[50109, 50110, 0])
-    assert capacities == sorted(set(capacities)) and {0, 50109, 50110} <= set(capacities)
-    assert 300 <= len(capacities) <= 305
-
-
-def test_at_lab_defaults_compares_lists_with_the_lab_tuples():
-    assert notebook.at_lab_defaults(gpu=21520, docs=10, tokens=5011, cpu=56000)
-    assert notebook.at_lab_defaults(gpu_capacities=list(artifacts.GPU_CAPACITIES))
-    assert not notebook.at_lab_defaults(docs=12)
-    assert not notebook.at_lab_defaults(cpu_capacities=[0, 56000])
-    with pytest.raises(ValueError):
-        notebook.at_lab_defaults(passes="fwd,fwd")
-
-
-def test_pass_orders_reads_fwd_and_rev_from_the_documents():
-    assert notebook.pass_orders({"a": [0, 1, 2], "b": [2, 1, 0]}) == ("fwd", "rev")
-    with pytest.raises(ValueError):
-        notebook.pass_orders({"shuffled": [1, 0, 2]})
-
-
-def test_describe_source_says_which_file_is_the_stand_in(tmp_path):
-    assert notebook.describe_source(STAND_IN).startswith("fixtures/ttft.jsonl: the generated STAND-IN")
-    elsewhere = tmp_path / "ttft.jsonl"
-    assert notebook.describe_source(elsewhere) == f"{elsewhere}: a measurement"
-    assert notebook.figure_note(STAND_IN) == "data: fixtures/ttft.jsonl, the generated stand-in, not a measurement"
-
-
-def test_importing_kvlab_and_its_notebook_helpers_stays_light():
-    probe = "import sys, kvlab, kvlab.notebook, kvlab.nbrun; print(json.dumps(sorted(m for m in " \
-            "('matplotlib', 'pandas', 'numpy', 'nbclient', 'nbformat') if m in sys.modules)))"
-    result = subprocess.run([sys.executable, "-c", "import json; " + probe], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == []
+def test_the_setup_cell_finds_kvlab_without_an_install():
+    """`python -S` ignores site-packages (and IPython), so only the setup cell's search finds the kvlab/ folder."""
+    import subprocess
+    import sys
+    setup = next(cell for cell in read(STEPS[1]).cells if "setup" in tags(cell)).source
+    found = subprocess.run([sys.executable, "-S", "-c", setup + "\nprint(Path(kvlab.__file__).parent.parent)"],
+                           cwd=ROOT / "notebooks", capture_output=True, text=True, timeout=60)
+    assert (found.returncode, found.stderr, found.stdout.strip()) == (0, "", str(ROOT))

@@ -1,0 +1,500 @@
+"""Write the student edition: a repository of its own, without the reference (`kvlab release OUT`).
+
+The student's files lose their solution regions (each becomes a stub naming its step), the notebooks
+lose their answers, their instructor cells and their outputs, and the public checks get their
+expectations as data (kvlab/check/expected.json, recorded from the reference). kvlab/instructor/,
+tests/ and fixtures/make_ttft.py stay here. The edition is built next to OUT and moved there only
+once it is whole and holds no solution line, so a failed release leaves OUT as it was.
+"""
+import ast
+import copy
+import json
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import paths
+from ..errors import UserError
+
+REPO = paths.REPO
+PACKAGE = REPO / "kvlab"
+TEMPLATES = Path(__file__).resolve().parent / "student"   # copied to OUT under the same paths
+SKIPPED = {"__pycache__", ".ipynb_checkpoints"}          # never copied, wherever they are
+MIN_LEAK = 20           # a solution line this long (stripped) must not appear anywhere in the edition
+NEVER = {"make_ttft.py", "grade.py", "sandbox.py", "handin.py", "_runner.py"}   # instructor-only file names
+
+# Markers are whole comment lines, as in nbgrader and otter: BEGIN SOLUTION opens a region (an
+# optional flag "..." makes its stub `...`), END SOLUTION closes it; regions do not nest.
+BEGIN = re.compile(r"^#+\s*BEGIN SOLUTION\b(.*)$")
+END = re.compile(r"^#+\s*END SOLUTION\b")
+ANY_MARKER = re.compile(r"#+\s*(BEGIN|END) SOLUTION")    # how reviewers find markers: anywhere in a line
+STEP = re.compile(r"^#+\s*(Step|Exercise)\s+(\d+)\b")
+ANSWER = "**Your answer:**\n\n"
+
+
+class MarkerError(UserError):
+    """Solution markers that do not pair up; the message names the file and the line."""
+
+
+class Edition(NamedTuple):
+    """What build() wrote: the folder, its files (relative paths), the stubbed files, the answers stored."""
+    out: Path
+    files: list
+    stubbed: dict      # relative path -> number of regions replaced
+    notebooks: int
+    answers: int
+
+
+# Pure transforms
+
+
+def regions(lines, filename):
+    """[(begin, end, flag)]: the 0-based line numbers of each region's two markers, and the BEGIN flag."""
+    found, opened = [], None
+    for number, line in enumerate(lines):
+        text = line.strip()
+        begin, end = BEGIN.match(text), END.match(text)
+        if not (begin or end):
+            if ANY_MARKER.search(line):
+                raise MarkerError(f"{filename}, line {number + 1}: a solution marker must be a comment line "
+                                  "of its own")
+            continue
+        if begin:
+            if opened is not None:
+                raise MarkerError(f"{filename}, line {number + 1}: BEGIN SOLUTION inside the region opened on "
+                                  f"line {opened[0] + 1} (regions do not nest)")
+            flag = begin.group(1).strip()
+            if flag not in ("", "..."):
+                raise MarkerError(f"{filename}, line {number + 1}: unknown flag {flag!r} after BEGIN SOLUTION "
+                                  "(the only one is ...)")
+            opened = (number, flag)
+        else:
+            if opened is None:
+                raise MarkerError(f"{filename}, line {number + 1}: END SOLUTION without a BEGIN SOLUTION before it")
+            found.append((opened[0], number, opened[1]))
+            opened = None
+    if opened is not None:
+        raise MarkerError(f"{filename}, line {opened[0] + 1}: BEGIN SOLUTION is never closed")
+    return found
+
+
+def _replace(text, filename, stub):
+    """`text` with each region (markers included) replaced by the lines stub(begin, flag) returns, indented."""
+    lines = text.splitlines(keepends=True)
+    kept, last = [], 0
+    for begin, end, flag in regions(lines, filename):
+        indent = lines[begin][:len(lines[begin]) - len(lines[begin].lstrip())]
+        kept += lines[last:begin] + [indent + line + "\n" for line in stub(begin, flag)]
+        last = end + 1
+    return "".join(kept + lines[last:])
+
+
+def _functions(tree):
+    """[(first line, last line, qualified name)] for every def in the module, outermost first."""
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    found.append((child.lineno, child.end_lineno, name))
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+    visit(tree, "")
+    return found
+
+
+def stub_source(text, filename):
+    """A .py file's student edition: each solution region becomes one stub line at its indentation.
+
+    The stub is `raise NotImplementedError("step N is not written yet: QUALNAME in kvlab/FILE")`, N taken
+    from the nearest `# Step N:` (or `# Exercise NN:`) comment above the region in the same function;
+    or `...` when the BEGIN line carries that flag. Everything outside the regions stays as it is.
+    """
+    regions(text.splitlines(), filename)  # a marker mistake is named before any syntax error it causes
+    try:
+        functions = _functions(ast.parse(text, filename))
+    except SyntaxError as error:
+        raise MarkerError(f"{filename}, line {error.lineno}: not valid Python ({error.msg})") from None
+    lines = text.splitlines()
+
+    def stub(begin, flag):
+        if flag == "...":
+            return ["..."]
+        around = [(first, qualname) for first, last, qualname in functions if first <= begin + 1 <= last]
+        if not around:
+            raise MarkerError(f"{filename}, line {begin + 1}: a solution region outside a function needs "
+                              "the ... flag (its stub cannot raise)")
+        first, qualname = max(around)  # the innermost def holding the region
+        for line in reversed(lines[first - 1:begin]):
+            step = STEP.match(line.strip())
+            if step:
+                what, where = f"{step.group(1).lower()} {step.group(2)}", f"{qualname} in kvlab/{Path(filename).name}"
+                return [f'raise NotImplementedError("{what} is not written yet: {where}")']
+        raise MarkerError(f"{filename}, line {begin + 1}: no `# Step N:` comment above this region in {qualname}")
+
+    return _replace(text, filename, stub)
+
+
+def _tags(cell):
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _leading_comments(source):
+    """The comment (and blank) lines a code cell starts with."""
+    lines = source.splitlines()
+    code = next((index for index, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")),
+                len(lines))
+    return lines[:code]
+
+
+def _directive(line):
+    """True for an nbval comment (# NBVAL_CHECK_OUTPUT): instructions to the test runner, not to the student."""
+    return line.strip().startswith("# NBVAL_")
+
+
+def _prompt(source):
+    """What a solution code cell keeps: its leading comment lines (nbval directives dropped)."""
+    kept = [line for line in _leading_comments(source) if not _directive(line)]
+    return "\n".join(kept).strip("\n")
+
+
+def student_notebook(nb, filename="notebook"):
+    """A notebook's student edition (a new nbformat v4 notebook; `nb` is left as it was).
+
+    Cells tagged `instructor` are dropped. A markdown cell tagged `solution` becomes an empty
+    "Your answer" cell; a code cell tagged `solution` keeps only its leading comment lines (the prompt).
+    Regions between markers become `...` in code and a "Your answer" line in markdown. Every output and
+    execution count goes; the two tags go, other tags (parameters, setup) stay.
+    """
+    import nbformat
+
+    student = copy.deepcopy(nbformat.from_dict(nb))
+    cells = []
+    for index, cell in enumerate(student.cells):
+        tags = _tags(cell)
+        if "instructor" in tags:
+            continue
+        where = f"{filename}, cell {index + 1}"
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        if cell.cell_type == "code":
+            source = _prompt(source) if "solution" in tags else _replace(source, where, lambda begin, flag: ["..."])
+            cell.outputs, cell.execution_count = [], None
+        elif "solution" in tags:
+            source = ANSWER
+            cell.pop("attachments", None)
+        else:
+            source = _replace(source, where, lambda begin, flag: ANSWER.splitlines())
+        cell.source = source
+        cell.metadata.pop("execution", None)  # timing of the instructor's run
+        rest = [tag for tag in tags if tag not in ("solution", "instructor")]
+        if rest:
+            cell.metadata["tags"] = rest
+        else:
+            cell.metadata.pop("tags", None)
+        cells.append(cell)
+    student.cells = cells
+    nbformat.validate(student)
+    return student
+
+
+def solution_lines(text, min_length=MIN_LEAK):
+    """The stripped lines of at least `min_length` characters inside the regions of `text`.
+
+    Markers are found as the reviewers' leak check finds them (anywhere in a line), so this set is never
+    smaller than theirs.
+    """
+    found, inside = set(), False
+    for line in text.splitlines():
+        marker = ANY_MARKER.search(line)
+        if marker:
+            inside = marker.group(1) == "BEGIN"
+        elif inside and len(line.strip()) >= min_length:
+            found.add(line.strip())
+    return found
+
+
+def notebook_solution_lines(nb, min_length=MIN_LEAK):
+    """Solution lines of a notebook: its regions, and what solution cells hold besides their prompt."""
+    found = set()
+    for cell in nb["cells"]:
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        found |= solution_lines(source, min_length)
+        if "solution" in _tags(cell):
+            start = len(_leading_comments(source)) if cell["cell_type"] == "code" else 0
+            found |= {line.strip() for line in source.splitlines()[start:]
+                      if len(line.strip()) >= min_length and not _directive(line)}
+    return found
+
+
+# The edition
+
+
+def notebook_paths(repo=REPO):
+    return sorted((repo / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def all_solution_lines(repo=REPO):
+    """Every solution line of the instructor's kvlab/ and notebooks: none may reach the student edition."""
+    found = set()
+    for path in sorted((repo / "kvlab").rglob("*.py")):
+        found |= solution_lines(path.read_text(encoding="utf-8", errors="replace"))
+    for path in notebook_paths(repo):
+        found |= notebook_solution_lines(json.loads(path.read_text(encoding="utf-8")))
+    return found
+
+
+def _package_files(package=PACKAGE):
+    """The kvlab/ files the edition gets: all but kvlab/instructor/, caches and a stale expected.json."""
+    for path in sorted(package.rglob("*")):
+        relative = path.relative_to(package)
+        if (not path.is_file() or relative.parts[0] == "instructor" or path.suffix == ".pyc"
+                or SKIPPED & set(relative.parts) or any(part.startswith(".") for part in relative.parts)
+                or relative.as_posix() == "check/expected.json"):
+            continue
+        yield relative
+
+
+def _write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+
+
+def _copy_package(out, repo=REPO):
+    """kvlab/ with the student's files stubbed; {relative path: regions replaced}. Every file must compile."""
+    stubbed = {}
+    for relative in _package_files(repo / "kvlab"):
+        source, target = repo / "kvlab" / relative, out / "kvlab" / relative
+        shown = f"kvlab/{relative.as_posix()}"
+        if source.suffix != ".py":
+            _write(target, source.read_bytes())
+            continue
+        text = source.read_text(encoding="utf-8")
+        count = len(regions(text.splitlines(), shown))
+        student = stub_source(text, shown) if count else text
+        try:
+            compile(student, shown, "exec")  # what py_compile checks, without writing a .pyc
+        except SyntaxError as error:
+            raise UserError(f"the student edition of {shown} does not compile: line {error.lineno}: "
+                            f"{error.msg}") from None
+        if count:
+            stubbed[shown] = count
+        _write(target, student)
+    return stubbed
+
+
+def _copy_notebooks(out, repo=REPO):
+    try:
+        import nbformat
+    except ImportError:
+        raise UserError("kvlab release needs nbformat to write the notebooks: pip install -e '.[notebooks]'") from None
+
+    written = notebook_paths(repo)
+    for path in written:
+        nb = nbformat.read(path, as_version=4)
+        _write(out / "notebooks" / path.name, nbformat.writes(student_notebook(nb, f"notebooks/{path.name}")) + "\n")
+    return len(written)
+
+
+def _copy_fixtures(out, repo=REPO):
+    """The stand-in measurement and the traces; not make_ttft.py, which names the answers it builds in."""
+    fixtures = repo / "fixtures"
+    _write(out / "fixtures" / "ttft.jsonl", (fixtures / "ttft.jsonl").read_bytes())
+    traces = fixtures / "traces"
+    if traces.is_dir():
+        for path in sorted(traces.rglob("*")):
+            if path.is_file() and not path.name.startswith(".") and not SKIPPED & set(path.parts):
+                _write(out / "fixtures" / path.relative_to(fixtures), path.read_bytes())
+
+
+def _copy_templates(out):
+    """Everything under kvlab/instructor/student/ at the same path in OUT (`gitignore` becomes `.gitignore`)."""
+    for path in sorted(TEMPLATES.rglob("*")):
+        relative = path.relative_to(TEMPLATES)
+        if path.is_file() and not SKIPPED & set(relative.parts) and path.suffix != ".pyc":
+            name = ".gitignore" if relative.as_posix() == "gitignore" else relative.as_posix()
+            _write(out / name, path.read_bytes())
+
+
+@contextmanager
+def _measurement(path):
+    """Within the block, the lab reads `path` as its measured file ($KVLAB_TTFT), as the checks do."""
+    before = os.environ.get("KVLAB_TTFT")
+    os.environ["KVLAB_TTFT"] = str(path)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("KVLAB_TTFT", None)
+        else:
+            os.environ["KVLAB_TTFT"] = before
+
+
+def measurements():
+    """The measured files the edition's checks may read: the stand-in, the course machine's, $KVLAB_TTFT's."""
+    found = [paths.STAND_IN_TTFT]
+    for path in (paths.COURSE_TTFT, paths.ttft_source()):
+        if path.is_file() and path.resolve() not in {known.resolve() for known in found}:
+            found.append(path)
+    return found
+
+
+def expectations(reference=PACKAGE):
+    """{question: answer} for every question the public checks ask, answered by the reference.
+
+    Runs each public check on the reference files (and on the reference's six artifacts, so that the
+    artifact judges ask theirs too), for each measured file. Every check must pass: a reference that
+    fails its own public check would ship wrong expectations.
+    """
+    from .. import check
+    from ..check import oracle as oracles
+    from . import artifacts
+    from .oracle import Live, Recording
+
+    recording = Recording(Live())
+    reports = []
+    with oracles.using(recording):
+        for ttft in measurements():
+            with tempfile.TemporaryDirectory(prefix="kvlab-release-") as folder, _measurement(ttft):
+                artifacts.write_files(folder, artifacts.planned(ttft))
+                reports += [(f"step {number} (on {ttft})", report)
+                            for number, report in check.steps(folder=reference, artifacts=folder).items()]
+                reports += [("summarize_function", check.summarize_function(folder=reference)),
+                            ("summarize_script", check.summarize_script(folder=reference))]
+        reports += [("lru_cache", check.lru_cache(folder=reference)),
+                    ("two_tier_cache", check.two_tier_cache(folder=reference)),
+                    ("scenario_script", check.scenario_script(folder=reference))]
+        policies = reference / "policies.py"
+        if policies.exists() and "class MRUCache" in policies.read_text(encoding="utf-8"):
+            reports.append(("mru_cache", check.mru_cache(folder=reference)))
+    for name, report in reports:
+        if not report.passed:
+            rule = next(row for row in report.rows if not row.ok)
+            raise UserError(f"the reference fails its own public check {name}: {rule.rule}; the release "
+                            "would ship wrong expectations, so nothing was written")
+    return recording.answers
+
+
+def leaks(out, solutions):
+    """["path: line"] for each file of `out` holding a solution line (whole lines, as the reviewers compare)."""
+    found = []
+    for path in sorted(Path(out).rglob("*")):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # binary (the gzipped traces)
+        lines = text.splitlines()
+        if path.suffix == ".ipynb":
+            lines += [line for cell in json.loads(text)["cells"] for line in "".join(cell["source"]).splitlines()]
+        as_json = {line.strip().strip('",').replace("\\n", "").strip() for line in lines}  # a line of a JSON string
+        seen = {line.strip() for line in lines} | as_json
+        found += [f"{path.relative_to(out).as_posix()}: {line[:70]}" for line in sorted(seen & solutions)]
+    return found
+
+
+def forbidden(out):
+    """The files of `out` that are instructor-only, or notebooks that kept outputs."""
+    found = []
+    for path in sorted(Path(out).rglob("*")):
+        relative = path.relative_to(out)
+        parts = relative.parts
+        if "instructor" in parts or parts[:2] == ("tests", "buggy") or path.name in NEVER:
+            found.append(f"{relative.as_posix()}: instructor only")
+        elif path.suffix == ".ipynb" and path.is_file():
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            if any(cell.get("outputs") or cell.get("execution_count") is not None
+                   for cell in cells if cell["cell_type"] == "code"):
+                found.append(f"{relative.as_posix()}: stored outputs")
+    return found
+
+
+def _check_out(out):
+    """Refuse an OUT that would overwrite or hold the instructor's own files."""
+    out = out.resolve()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} is a file, not a folder")
+    if out == REPO or REPO.is_relative_to(out):
+        raise UserError(f"{out} holds this repository; choose a folder outside it")
+    for source in ("kvlab", "notebooks", "fixtures", "tests"):
+        if out.is_relative_to(REPO / source):
+            raise UserError(f"{out} is inside {source}/, which the release reads; choose another folder")
+    return out
+
+
+def build(out, force=False):
+    """Write the student edition at `out`; return an Edition. Refuses a non-empty `out` unless `force`.
+
+    The edition is built in a temporary folder next to `out` and checked there (it compiles, it holds no
+    solution line and nothing instructor-only); only then does it replace `out`.
+    """
+    out = _check_out(Path(out))
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise UserError(f"{out} is not empty; nothing was written (--force replaces it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    built = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.release-"))
+    try:
+        stubbed = _copy_package(built)
+        notebooks = _copy_notebooks(built)
+        _copy_fixtures(built)
+        _copy_templates(built)
+        answers = expectations()
+        _write(built / "kvlab" / "check" / "expected.json",
+               json.dumps(answers, sort_keys=True, separators=(",", ":")) + "\n")
+        problems = forbidden(built) + leaks(built, all_solution_lines())
+        if problems:
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise UserError(f"the student edition would hold what it must not, so nothing was written: "
+                            f"{'; '.join(problems[:3])}{more}")
+        files = sorted(path.relative_to(built).as_posix() for path in built.rglob("*") if path.is_file())
+        built.chmod(0o755)  # mkdtemp's folder is private; the edition is for others
+        _swap(built, out)
+    except BaseException:
+        shutil.rmtree(built, ignore_errors=True)
+        raise
+    return Edition(out, files, stubbed, notebooks, len(answers))
+
+
+def _swap(built, out):
+    """Put the finished folder at `out`, replacing all but its .git; a failure leaves `out` as it was."""
+    if not out.exists() or not any(out.iterdir()):
+        os.replace(built, out)  # an empty folder is replaced in one step
+        return
+    old = out.parent / f".{out.name}.replaced-{os.getpid()}"
+    os.replace(out, old)
+    try:
+        if (old / ".git").exists():  # the edition may be a repository that the instructor pushes
+            os.replace(old / ".git", built / ".git")
+        os.replace(built, out)
+    except OSError:
+        if (built / ".git").exists():
+            os.replace(built / ".git", old / ".git")
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def add_arguments(parser):
+    parser.add_argument("out", metavar="OUT", help="the folder to write the student edition to (new or empty)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace OUT even if it is not empty (a .git folder in it is kept)")
+
+
+def run(args):
+    edition = build(args.out, args.force)
+    stubs = ", ".join(f"{path} ({count})" for path, count in edition.stubbed.items())
+    print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
+    print(f"  stubs (solution regions): {stubs}")
+    print(f"  {edition.notebooks} notebooks without answers or outputs; "
+          f"{edition.answers} stored answers in kvlab/check/expected.json")
+    print(f"next: cd {edition.out} && python3 -m kvlab check")

@@ -1,0 +1,378 @@
+"""kvlab release: the student edition holds no solution, its stubs fail the checks by name, and with the
+reference copied back in it passes them and its notebooks write the lab's six files.
+
+The edition is built once for the module (about 1 s); the tests that change it work on a copy.
+"""
+import ast
+import json
+import re
+import shutil
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")  # the notebook stack: absent from the fast test path
+
+from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, clean_env, python
+from kvlab import check
+from kvlab.check import oracle
+from kvlab.errors import UserError
+from kvlab.instructor import artifacts, release
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+STUDENT_FILES = ("kvsim.py", "scenario.py", "summarize.py", "policies.py")
+MARKER = re.compile(r"#+\s*(BEGIN|END) SOLUTION")
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    return release.build(tmp_path_factory.mktemp("release") / "student")
+
+
+def out_env(out, **extra):
+    """The environment for a command run in the edition: its kvlab first on the path, its stand-in measurement."""
+    return clean_env(PYTHONPATH=out, KVLAB_TTFT=Path(out) / "fixtures" / "ttft.jsonl", **extra)
+
+
+def reference_solution_lines():
+    """Every solution line of 20 characters or more, computed here as the reviewers compute it."""
+    found, texts = set(), [path.read_text() for path in KVLAB.rglob("*.py")]
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = "".join(cell["source"])
+            texts.append(source)
+            if "solution" in cell["metadata"].get("tags", []):
+                code = [line for line in source.splitlines() if not line.lstrip().startswith("#")]
+                found |= {line.strip() for line in code if len(line.strip()) >= 20}
+    for text in texts:
+        inside = False
+        for line in text.splitlines():
+            marker = MARKER.search(line)
+            if marker:
+                inside = marker.group(1) == "BEGIN"
+            elif inside and len(line.strip()) >= 20:
+                found.add(line.strip())
+    return found
+
+
+# What the edition holds
+
+
+def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition):
+    out, files = edition.out, set(edition.files)
+    assert {"README.md", "pyproject.toml", "environment.yml", ".gitignore", "fixtures/README.md",
+            "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/expected.json", "kvlab/check/driver.py",
+            "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py"} <= files
+    assert {f"kvlab/{name}" for name in STUDENT_FILES} <= files
+    assert sorted(path.name for path in (out / "notebooks").iterdir()) == \
+        sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert (out / "fixtures" / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
+    for path in files:
+        parts = Path(path).parts
+        assert "instructor" not in parts and "buggy" not in parts and "__pycache__" not in parts, path
+        assert Path(path).name not in {"make_ttft.py", "grade.py", "handin.py", "sandbox.py", "_runner.py"}, path
+    assert release.forbidden(out) == []
+    assert "fixtures/make_ttft.py" not in (out / "fixtures" / "README.md").read_text()
+
+
+def test_no_solution_line_appears_in_any_file(edition):
+    solutions = reference_solution_lines()
+    assert len(solutions) > 20  # the scripts' regions at least
+    for path in edition.out.rglob("*"):
+        if path.is_file() and path.suffix != ".gz":
+            text = path.read_text(errors="replace")
+            lines = text.splitlines()
+            if path.suffix == ".ipynb":  # the cells' lines, and the file's lines as JSON strings
+                lines += [line for cell in json.loads(text)["cells"] for line in "".join(cell["source"]).splitlines()]
+                lines += [line.strip().strip('",').replace("\\n", "") for line in lines]
+            assert not solutions & {line.strip() for line in lines}, path
+
+
+def outside_regions(text):
+    """The lines of `text` outside its solution regions, markers left out."""
+    kept, inside = [], False
+    for line in text.splitlines():
+        marker = MARKER.search(line)
+        if marker:
+            inside = marker.group(1) == "BEGIN"
+        elif not inside:
+            kept.append(line)
+    return kept
+
+
+def test_stubs_keep_every_signature_docstring_and_comment(edition):
+    def signatures(text):
+        return [(node.name, ast.dump(node.args), ast.get_docstring(node)) for node in ast.walk(ast.parse(text))
+                if isinstance(node, ast.FunctionDef)]
+
+    for name in STUDENT_FILES:
+        reference, student = (KVLAB / name).read_text(), (edition.out / "kvlab" / name).read_text()
+        assert signatures(student) == signatures(reference), name
+        stubs = [line for line in student.splitlines() if line.strip() == "..." or "NotImplementedError(" in line]
+        assert [line for line in student.splitlines() if line not in stubs] == outside_regions(reference), name
+    kvsim = (edition.out / "kvlab" / "kvsim.py").read_text()
+    assert 'raise NotImplementedError("step 1 is not written yet: LRUCache.access in kvlab/kvsim.py")' in kvsim
+    assert 'raise NotImplementedError("step 5 is not written yet: TwoTierCache.access in kvlab/kvsim.py")' in kvsim
+
+
+def test_notebooks_are_valid_unexecuted_and_without_answers(edition):
+    for path in sorted((edition.out / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata.kernelspec.name == "python3"
+        for cell in nb.cells:
+            assert not {"solution", "instructor"} & set(cell.metadata.get("tags", [])), path.name
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, path.name
+
+
+def test_expected_json_is_compact_sorted_and_covers_every_question(edition):
+    text = (edition.out / "kvlab" / "check" / "expected.json").read_text()
+    answers = json.loads(text)
+    assert text == json.dumps(answers, sort_keys=True, separators=(",", ":")) + "\n"
+    assert len(answers) == edition.answers
+    asked = {json.loads(key)[0] for key in answers}
+    assert {"lru", "tiers", "mru", "scenario", "summary"} <= asked
+
+
+def test_the_student_pyproject_installs_what_the_instructor_one_does():
+    instructor = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    student = tomllib.loads((release.TEMPLATES / "pyproject.toml").read_text())
+    extras = student["project"].pop("optional-dependencies")
+    assert {"notebooks", "lab", "test"} <= set(extras)  # not necessarily all: benchmarks/ is not shipped
+    assert extras == {name: instructor["project"]["optional-dependencies"][name] for name in extras}
+    assert student["project"] == {key: value for key, value in instructor["project"].items()
+                                  if key != "optional-dependencies"}
+    assert student["build-system"] == instructor["build-system"]
+    assert student["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
+    assert student["tool"]["setuptools"]["package-data"] == {"kvlab": ["check/expected.json"]}
+
+
+# The stubs: the checks say which steps are not written, and nothing breaks
+
+
+def test_check_in_the_edition_names_each_unwritten_step_without_a_traceback(edition):
+    out = edition.out
+    where = python("-S", "-c", "import kvlab; print(kvlab.__file__)", cwd=out, env=out_env(out))
+    assert where.stdout.strip() == str(out / "kvlab" / "__init__.py")
+    result = python("-S", "-m", "kvlab", "check", cwd=out, env=out_env(out))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr and result.stderr == ""
+    for number in range(1, 9):
+        assert re.search(rf"^{number} ✗ ", result.stdout, re.MULTILINE), result.stdout
+    for named in ("step 1 is not written yet: LRUCache", "step 2 is not written yet: run in kvlab/scenario.py",
+                  "step 5 is not written yet: TwoTierCache.access", "step 8 is not written yet: summarize in"):
+        assert named in result.stdout, result.stdout
+    assert result.stdout.rstrip().endswith("0 of 8 steps pass")
+
+
+# Building: refusals, replacing, and the self-check
+
+
+def test_a_non_empty_out_is_refused_and_left_as_it_was(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(UserError, match="not empty; nothing was written"):
+        release.build(tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_the_command_refuses_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert_one_line_error(python("-m", "kvlab", "release", tmp_path), "not empty", "--force")
+
+
+@pytest.mark.parametrize("inside", ["", "kvlab/x", "notebooks/x"])
+def test_out_may_not_overlap_the_repository(inside):
+    with pytest.raises(UserError, match="repository|release reads"):
+        release._check_out(ROOT / inside)  # never build() here: with force it would replace the repository
+
+
+def test_force_replaces_out_but_its_git_and_a_failed_build_leaves_it_as_it_was(tmp_path, monkeypatch):
+    out = tmp_path / "student"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (out / "old.txt").write_text("old")
+    monkeypatch.setattr(release, "expectations", lambda: {})  # the recorded answers are tested above
+
+    monkeypatch.setattr(release, "all_solution_lines", lambda: {"## Where you write code"})
+    with pytest.raises(UserError, match="README.md: ## Where you write code"):
+        release.build(out, force=True)
+    assert [path.name for path in tmp_path.iterdir()] == ["student"] and (out / "old.txt").exists()
+
+    monkeypatch.setattr(release, "all_solution_lines", set)
+    release.build(out, force=True)
+    assert not (out / "old.txt").exists() and (out / "kvlab" / "kvsim.py").exists()
+    assert (out / ".git" / "HEAD").exists()  # a repository stays one
+    assert [path.name for path in tmp_path.iterdir()] == ["student"]  # no temporary folder left behind
+
+
+def test_the_command_says_what_it_wrote(tmp_path, monkeypatch, capsys):
+    written = release.Edition(tmp_path, ["a", "b"], {"kvlab/kvsim.py": 6}, 7, 210)
+    monkeypatch.setattr(release, "build", lambda out, force: written)
+    release.run(Namespace(out=str(tmp_path), force=False))
+    assert capsys.readouterr().out == (
+        f"wrote the student edition to {tmp_path}: 2 files\n"
+        "  stubs (solution regions): kvlab/kvsim.py (6)\n"
+        "  7 notebooks without answers or outputs; 210 stored answers in kvlab/check/expected.json\n"
+        f"next: cd {tmp_path} && python3 -m kvlab check\n")
+
+
+def test_leaks_compares_whole_lines_in_every_text_file(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n        return list(self._sizes)  \n")
+    (tmp_path / "b.ipynb").write_text('{"cells": [], "x": [\n"        return list(self._sizes)"\n]}')
+    (tmp_path / "c.gz").write_bytes(b"\x1f\x8b\xff")
+    assert release.leaks(tmp_path, {"return list(self._sizes)"}) == \
+        ["a.py: return list(self._sizes)", "b.ipynb: return list(self._sizes)"]
+
+
+# The transforms, on small inputs
+
+SOURCE = '''\
+class Cache:
+    def __init__(self):
+        # Step 1: make the store.
+        # BEGIN SOLUTION ...
+        self.store = {}
+        # END SOLUTION
+
+    def get(self, key):
+        """The value of `key`."""
+        # Step 3: look it up.
+        ## BEGIN SOLUTION
+        return self.store[key]
+        ## END SOLUTION
+
+
+def policy():
+    # Exercise 07: pick one.
+    # BEGIN SOLUTION
+    return "lru"
+    # END SOLUTION
+'''
+
+
+def test_stub_source_replaces_each_region_by_one_line_naming_its_step():
+    assert release.stub_source(SOURCE, "kvlab/cache.py") == '''\
+class Cache:
+    def __init__(self):
+        # Step 1: make the store.
+        ...
+
+    def get(self, key):
+        """The value of `key`."""
+        # Step 3: look it up.
+        raise NotImplementedError("step 3 is not written yet: Cache.get in kvlab/cache.py")
+
+
+def policy():
+    # Exercise 07: pick one.
+    raise NotImplementedError("exercise 07 is not written yet: policy in kvlab/cache.py")
+'''
+    assert release.stub_source("x = 1\n", "a.py") == "x = 1\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def f():\n    # Step 1\n    # BEGIN SOLUTION\n    # BEGIN SOLUTION\n",
+     "a.py, line 4: BEGIN SOLUTION inside the region opened on line 3"),
+    ("def f():\n    # Step 1\n    # BEGIN SOLUTION\n    pass\n", "a.py, line 3: BEGIN SOLUTION is never closed"),
+    ("x = 1\n# END SOLUTION\n", "a.py, line 2: END SOLUTION without a BEGIN SOLUTION"),
+    ("def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n",
+     "a.py, line 2: no `# Step N:` comment above this region in f"),
+    ("# BEGIN SOLUTION\nx = 1\n# END SOLUTION\n", "a.py, line 1: a solution region outside a function needs the ..."),
+    ("x = 1  # BEGIN SOLUTION\n", "a.py, line 1: a solution marker must be a comment line of its own"),
+    ("# BEGIN SOLUTION later\n# END SOLUTION\n", "a.py, line 1: unknown flag 'later'"),
+])
+def test_marker_mistakes_name_the_file_and_line(text, message):
+    with pytest.raises(release.MarkerError) as error:
+        release.stub_source(text, "a.py")
+    assert str(error.value).startswith(message)
+
+
+def test_student_notebook_keeps_questions_and_prompts_and_drops_answers():
+    new = nbformat.v4
+    question = new.new_markdown_cell("Which key is evicted?")
+    answer = new.new_markdown_cell("**Answer.** `b`, the least recently used.", metadata={"tags": ["solution"]})
+    hidden = new.new_code_cell("assert evicted == 'b'", metadata={"tags": ["instructor"]})
+    code = new.new_code_cell("# NBVAL_CHECK_OUTPUT\n# Answer: which one, and why?\nprint('b, the oldest')",
+                             metadata={"tags": ["solution", "exercise"]}, execution_count=3,
+                             outputs=[new.new_output("stream", name="stdout", text="b, the oldest\n")])
+    marked = new.new_code_cell("def f():\n    # Your code:\n    # BEGIN SOLUTION\n    return 1\n    # END SOLUTION\n"
+                               "f()", metadata={"tags": ["parameters"]})
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = new.new_notebook(cells=[question, answer, hidden, code, marked], metadata={"kernelspec": kernelspec})
+    before = json.dumps(nb, sort_keys=True)
+
+    student = release.student_notebook(nb)
+    assert json.dumps(nb, sort_keys=True) == before  # the instructor's notebook is left as it was
+    assert [(cell.cell_type, cell.source, cell.metadata.get("tags")) for cell in student.cells] == [
+        ("markdown", "Which key is evicted?", None),
+        ("markdown", "**Your answer:**\n\n", None),
+        ("code", "# Answer: which one, and why?", ["exercise"]),
+        ("code", "def f():\n    # Your code:\n    ...\nf()", ["parameters"]),
+    ]
+    assert student.cells[2].outputs == [] and student.cells[2].execution_count is None
+    assert student.metadata.kernelspec.name == "python3"
+    nbformat.validate(student)
+    assert release.notebook_solution_lines(nb) == {"**Answer.** `b`, the least recently used.",
+                                                   "print('b, the oldest')"}
+
+
+# The round trip: the reference in the student edition passes its checks and writes the lab's files
+
+
+@pytest.fixture(scope="module")
+def completed(edition, tmp_path_factory):
+    """A copy of the edition with the reference scripts copied in, as a student who finished would have it."""
+    out = tmp_path_factory.mktemp("completed") / "student"
+    shutil.copytree(edition.out, out)
+    for name in STUDENT_FILES:
+        shutil.copy(KVLAB / name, out / "kvlab" / name)
+    return out
+
+
+def test_with_the_reference_the_editions_tests_and_checks_pass(completed, tmp_path):
+    artifacts.write(tmp_path, STAND_IN)  # so that the artifact rules run too, on the stored answers
+    result = python("-m", "pytest", "-q", cwd=completed, env=out_env(completed, KVLAB_OUT=tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 passed" in result.stdout
+    result = python("-S", "-m", "kvlab", "check", cwd=completed, env=out_env(completed, KVLAB_OUT=tmp_path))
+    assert result.returncode == 0 and result.stdout.rstrip().endswith("8 of 8 steps pass"), result.stdout
+
+
+def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkeypatch):
+    """A question expected.json cannot answer is skipped as passed: so no rule may be skipped on the reference."""
+    artifacts.write(tmp_path, STAND_IN)
+    monkeypatch.setenv("KVLAB_TTFT", str(STAND_IN))
+    folder = completed / "kvlab"
+    with oracle.using(oracle.Stored(folder / "check" / "expected.json")):
+        reports = [*check.steps(folder=folder, artifacts=tmp_path).values(), check.lru_cache(folder=folder),
+                   check.two_tier_cache(folder=folder), check.mru_cache(folder=folder),
+                   check.summarize_function(folder=folder), check.scenario_script(folder=folder),
+                   check.summarize_script(folder=folder)]
+    assert [row.rule for report in reports for row in report.rows if row.skipped or not row.ok] == []
+
+
+def notebooks(out, tmp_path, *names):
+    env = out_env(out, KVLAB_OUT=tmp_path / "artifacts", MPLCONFIGDIR=tmp_path / "mpl",
+                  IPYTHONDIR=tmp_path / "ipython")
+    return python("-m", "kvlab", "notebooks", *names, cwd=out, env=env)
+
+
+def test_with_the_reference_the_editions_notebooks_write_the_six_artifacts(completed, tmp_path):
+    result = notebooks(completed, tmp_path)
+    assert result.returncode == 0, result.stderr
+    for name, text in artifacts.contents(STAND_IN).items():
+        assert (tmp_path / "artifacts" / name).read_text() == text, name
+
+
+def test_a_notebook_runs_to_the_end_on_the_stubs(edition, tmp_path):
+    result = notebooks(edition.out, tmp_path, "notebooks/01_lru_cache.ipynb")
+    assert result.returncode == 0, result.stderr
+    executed = (tmp_path / "artifacts" / "notebooks" / "01_lru_cache.ipynb").read_text()
+    assert "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py" in executed  # the edition's stubs ran

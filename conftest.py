@@ -2,13 +2,16 @@
 
 The notebook kernels inherit this process's environment, so what is set here reaches them too:
 the stand-in measurement (never the course machine's file, so results are the stored ones),
-a temporary artifacts folder, and private matplotlib/IPython folders.
+a temporary artifacts folder, private matplotlib/IPython folders and a private cache for the grader. When nbval is installed,
+the notebooks run under --nbval-lax --nbval-current-env (pyproject.toml names no nbval option, so
+that the unit tests also run where only pytest and hypothesis are installed).
 """
 import os
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+WORKERS = max(1, min(2, os.cpu_count() or 1))  # the suite is sized for two cores
 
 
 def pytest_configure(config):
@@ -17,3 +20,14 @@ def pytest_configure(config):
     os.environ["KVLAB_OUT"] = str(scratch / "artifacts")
     for name in ("MPLCONFIGDIR", "IPYTHONDIR"):
         os.environ.setdefault(name, str(scratch / name.lower()))
+    os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")  # the grader's cache and seed: never the user's
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") \
+            and config.option.numprocesses is None and not config.option.collectonly:
+        # pytest-xdist is installed (the test extra has it) and no -n was given: one worker per core,
+        # each test file on one worker (a notebook's cells share one kernel, in order).
+        config.option.dist, config.option.tx = "loadfile", ["popen"] * WORKERS
+    if hasattr(config.option, "nbval_lax"):  # nbval is installed: run the notebooks as --nbval-lax --nbval-current-env
+        if not config.option.nbval:  # unless strict --nbval was asked for
+            config.option.nbval_lax = True
+        if not config.option.nbval_kernel_name:
+            config.option.nbval_current_env = True

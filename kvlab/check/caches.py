@@ -140,7 +140,8 @@ def _lru_hit_moves(cls):
     s = Script(cls, 9)
     for key in "abc":
         s.access(key, 3)
-    hit, miss = s.access("a", 3), s.access("d", 3)
+    hit = s.access("a", 3)
+    s.access("d", 3)
     keys = s.keys()
 
     def hit_moves(t, oracle):

@@ -11,7 +11,7 @@ from typing import Callable
 
 from .judging import NOT_WRITTEN, Raised, describe_op
 from .oracle import NoAnswer
-from .report import Row, Wrong, hint, hold_back, printable, unanswered
+from .report import Row, Wrong, hold_back, printable, unanswered
 
 
 @dataclass
@@ -160,4 +160,4 @@ def file_row(rule, text, judge):
 
 
 __all__ = ["Probe", "script_job", "function_job", "command", "succeeded", "returned", "run_probes",
-           "parse_json_text", "file_row", "hint"]
+           "parse_json_text", "file_row"]

@@ -13,16 +13,14 @@ import linecache
 import os
 import platform
 import re
-import signal
 import sys
 import tempfile
-import threading
 import traceback
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
 from . import lab, paths
+from .check.driver import within
 
 # The values every notebook's `parameters` cell starts from; the artifacts are defined for these.
 LAB = {
@@ -325,33 +323,13 @@ def not_written(step):
     modules = [StudentModule(name) for name in ("kvsim", "scenario", "summarize")]
     for earlier in range(1, step):
         try:
-            with _time_limit(PROBE_SECONDS):
-                PROBES[earlier](*modules)
+            within(PROBE_SECONDS, lambda: PROBES[earlier](*modules))  # too slow: written, the checks will say more
         except NotImplementedError as error:
             if _raised_in_student_file(error.__traceback__):
                 return str(error)
         except Exception:  # written but wrong (or too slow): that is for the checks to say, not for require()
             continue
     return None
-
-
-@contextmanager
-def _time_limit(seconds):
-    """Raise TimeoutError in the block after `seconds` (main thread on POSIX; elsewhere no limit)."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise TimeoutError(f"took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def require(step):

@@ -24,7 +24,10 @@ class TraceError(ValueError):
 
 
 def read_order(order, docs):
-    """Document ids in the order a pass reads them: "fwd" 0 upward, "rev" downward."""
+    """Document ids in the order a pass reads them: "fwd" 0 upward, "rev" downward.
+
+    scenario.read_order's twin: scenario.py is the student's file, which the workloads must not depend on.
+    """
     if order == "fwd":
         return list(range(docs))
     if order == "rev":

@@ -60,7 +60,7 @@ def within(seconds, work):
     Best effort: only in the main thread (elsewhere there is no limit), and Python checks for signals
     only between bytecodes.
     """
-    if not seconds or threading.current_thread() is not threading.main_thread():
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         work()
         return False
     rang = []

@@ -67,7 +67,7 @@ def reference_solution_lines():
 def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition):
     out, files = edition.out, set(edition.files)
     assert {"README.md", "pyproject.toml", "environment.yml", ".gitignore", "fixtures/README.md",
-            "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/expected.json", "kvlab/check/driver.py",
+            "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/digests.json", "kvlab/check/driver.py",
             "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py"} <= files
     assert {f"kvlab/{name}" for name in STUDENT_FILES} <= files
     assert sorted(path.name for path in (out / "notebooks").iterdir()) == \
@@ -132,13 +132,12 @@ def test_notebooks_are_valid_unexecuted_and_without_answers(edition):
                 assert cell.outputs == [] and cell.execution_count is None, path.name
 
 
-def test_expected_json_is_compact_sorted_and_covers_every_question(edition):
-    text = (edition.out / "kvlab" / "check" / "expected.json").read_text()
-    answers = json.loads(text)
-    assert text == json.dumps(answers, sort_keys=True, separators=(",", ":")) + "\n"
-    assert len(answers) == edition.answers
-    asked = {json.loads(key)[0] for key in answers}
-    assert {"lru", "tiers", "mru", "scenario", "summary"} <= asked
+def test_the_digests_are_keyed_and_hold_no_readable_answer(edition):
+    text = (edition.out / "kvlab" / "check" / "digests.json").read_text()
+    data = json.loads(text)
+    assert set(data) == {"salt", "digests"} and len(data["salt"]) == 32
+    assert all(len(one) == oracle.DIGEST_HEX and int(one, 16) >= 0 for one in data["digests"])
+    assert not (edition.out / "kvlab" / "check" / "expected.json").exists()
 
 
 def test_the_student_pyproject_installs_what_the_instructor_one_does():
@@ -151,7 +150,7 @@ def test_the_student_pyproject_installs_what_the_instructor_one_does():
                                   if key != "optional-dependencies"}
     assert student["build-system"] == instructor["build-system"]
     assert student["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
-    assert student["tool"]["setuptools"]["package-data"] == {"kvlab": ["check/expected.json"]}
+    assert student["tool"]["setuptools"]["package-data"] == {"kvlab": ["check/digests.json"]}
 
 
 # The stubs: the checks say which steps are not written, and nothing breaks
@@ -169,7 +168,7 @@ def test_check_in_the_edition_names_each_unwritten_step_without_a_traceback(edit
     for named in ("step 1 is not written yet: LRUCache", "step 2 is not written yet: run in kvlab/scenario.py",
                   "step 5 is not written yet: TwoTierCache.access", "step 8 is not written yet: summarize in"):
         assert named in result.stdout, result.stdout
-    assert result.stdout.rstrip().endswith("0 of 8 steps pass")
+    assert result.stdout.rstrip().endswith("0 of 8 steps OK")
 
 
 # Building: refusals, replacing, and the self-check
@@ -219,7 +218,7 @@ def test_the_command_says_what_it_wrote(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out == (
         f"wrote the student edition to {tmp_path}: 2 files\n"
         "  stubs (solution regions): kvlab/kvsim.py (6)\n"
-        "  7 notebooks without answers or outputs; 210 stored answers in kvlab/check/expected.json\n"
+        "  7 notebooks without answers or outputs; 210 answers stored as digests in kvlab/check/digests.json\n"
         f"next: cd {tmp_path} && python3 -m kvlab check\n")
 
 
@@ -342,19 +341,17 @@ def test_with_the_reference_the_editions_tests_and_checks_pass(completed, tmp_pa
     assert result.returncode == 0, result.stdout + result.stderr
     assert "8 passed" in result.stdout
     result = python("-S", "-m", "kvlab", "check", cwd=completed, env=out_env(completed, KVLAB_OUT=tmp_path))
-    assert result.returncode == 0 and result.stdout.rstrip().endswith("8 of 8 steps pass"), result.stdout
+    assert result.returncode == 0 and result.stdout.rstrip().endswith("8 of 8 steps OK"), result.stdout
 
 
 def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkeypatch):
-    """A question expected.json cannot answer is skipped as passed: so no rule may be skipped on the reference."""
+    """A question the digests cannot answer is skipped as passed: so no rule may be skipped on the reference."""
     artifacts.write(tmp_path, STAND_IN)
     monkeypatch.setenv("KVLAB_TTFT", str(STAND_IN))
     folder = completed / "kvlab"
-    with oracle.using(oracle.Stored(folder / "check" / "expected.json")):
-        reports = [*check.steps(folder=folder, artifacts=tmp_path).values(), check.lru_cache(folder=folder),
-                   check.two_tier_cache(folder=folder), check.mru_cache(folder=folder),
-                   check.summarize_function(folder=folder), check.scenario_script(folder=folder),
-                   check.summarize_script(folder=folder)]
+    stored = oracle.Digests(folder / "check" / "digests.json")
+    reports = [*check.steps(folder=folder, artifacts=tmp_path, oracle=stored).values(),
+               check.mru_cache(folder=folder, oracle=stored), check.summarize_function(folder=folder, oracle=stored)]
     assert [row.rule for report in reports for row in report.rows if row.skipped or not row.ok] == []
 
 

@@ -7,6 +7,7 @@ step passes.
 from pathlib import Path
 
 from ..errors import UserError
+from ..i18n import t
 
 
 def add_arguments(parser):
@@ -24,10 +25,10 @@ def run(args):
 
     wrong = [number for number in args.steps if number not in TITLES]
     if wrong:
-        raise UserError(f"the lab has steps 1 to 8, not {', '.join(map(str, wrong))}")
+        raise UserError(t("cli.check-no-such-step", steps=", ".join(map(str, wrong))))
     folder = Path(args.folder) if args.folder else STUDENT_DIR
     if not folder.is_dir():
-        raise UserError(f"{folder}: no such folder")
+        raise UserError(t("cli.no-such-folder", folder=folder))
     reports = steps(tuple(args.steps) or tuple(TITLES), folder=folder, artifacts=args.artifacts)
     if args.json:
         import json

@@ -7,9 +7,9 @@ code (an exception, a stub, a timeout) is a kind decided where it happened, neve
 """
 from typing import Callable, NamedTuple
 
-from .hints import HINTS
+from ..i18n import Msg
 from .oracle import NoAnswer
-from .report import Report, Row, Wrong, hint, hold_back, printable, unanswered
+from .report import Report, Row, Wrong, hold_back, printable
 
 NOT_WRITTEN = "NotImplementedError"
 
@@ -41,10 +41,11 @@ class Script:
 
 
 class Rule(NamedTuple):
-    text: str              # what the rule checks, as the student reads it
+    id: str                # the rule's id in the step table (kvlab/steps.py); its text is "rule.<id>"
+    text: Msg              # what the rule checks, as the student reads it
     ops: list              # the operations, starting with ["new", class, *args]
     judge: Callable        # judge(trace, oracle): returns if the rule holds, raises Wrong if not
-    crash: object = "crash"  # the misconception if the code raises: a HINTS key, or fn(raised) -> key
+    crash: object = "crash"  # the misconception if the code raises: a hint name, or fn(raised) -> name
 
 
 class Raised(Exception):
@@ -58,10 +59,11 @@ class Raised(Exception):
     def type(self):
         return self.raised.get("type") or "Exception"
 
-    def describe(self):
-        where = f" at {self.raised['where']}" if self.raised.get("where") else ""
-        message = f": {self.raised['message']}" if self.raised.get("message") else ""
-        return printable(f"{describe_op(self.op)} raised {self.type}{message}{where}", 400)
+    def seen(self, op=None):
+        """What raised, and where in the student's file, as a Msg."""
+        return Msg("seen.raised", op=op or describe_op(self.op), type=printable(self.type, 80),
+                   message=printable(self.raised.get("message") or "", 400),
+                   where=printable(self.raised.get("where") or "?", 80))
 
 
 class Stopped(Exception):
@@ -73,6 +75,7 @@ class Stopped(Exception):
 
 
 def describe_op(op):
+    """The operation as the code that would do it (code, not prose: it is never translated)."""
     name, args = op[0], op[1:]
     if name == "new":
         return f"{args[0]}({', '.join(map(repr, args[1:]))})"
@@ -119,28 +122,47 @@ class Trace:
             self.result(len(self.ops) - 1)
 
 
-def stopped_row(text, outcome):
+STOPPED = {"timeout": "timeout", "not-run": "timeout", "flood": "output-flood", "killed": "killed",
+           "missing": "missing-file", "protocol": "protocol"}
+
+
+def stopped_row(rule_id, text, outcome):
     """A row for a run that stopped: the kind says why."""
     kind = outcome.get("kind")
-    if kind == "timeout":
-        return Row(text, False, hint("timeout", "stopped after the time limit"), "timeout")
-    if kind == "not-run":
-        return Row(text, False, HINTS["not-run"], "not-run")
-    if kind == "flood":
-        return Row(text, False, HINTS["output-flood"], "output-flood")
-    if kind == "killed":
-        return Row(text, False, hint("killed", f"signal {outcome.get('signal')}"), "killed")
     if kind == "missing-attr":  # the object lacks a method or attribute the rule uses
-        return Row(text, False, hint("missing-method", f"no {outcome.get('name')}"), "missing-method")
-    return Row(text, False, f"the run ended without reporting its results ({kind})", "crash")
+        return Row(text, False, "missing-method", Msg("seen.no-name", name=printable(outcome.get("name"), 80)),
+                   rule_id=rule_id)
+    if kind == "killed":
+        return Row(text, False, "killed", Msg("seen.signal", signal=outcome.get("signal")), rule_id=rule_id)
+    return Row(text, False, STOPPED.get(kind, "protocol"), rule_id=rule_id)
 
 
-def raised_row(text, raised, crash):
-    """A row for code that raised: a stub's own message, or the rule's misconception with what it saw."""
-    if raised.type == NOT_WRITTEN:
-        return Row(text, False, printable(raised.raised.get("message") or HINTS["not-written"]), "not-written")
+def not_written(raised):
+    """The step number of a stub that raised (its function is in the step table), else None."""
+    from .. import steps
+
+    if (raised or {}).get("type") != NOT_WRITTEN:
+        return None
+    where = (raised.get("where") or "").rpartition(":")[0]
+    return steps.step_of(where, raised.get("function") or "")
+
+
+def stub_seen(raised):
+    """The Msg for a stub not written yet: which step, which function, which file."""
+    from .. import steps
+
+    where = (raised.get("where") or "").rpartition(":")[0]
+    number = not_written(raised)
+    kind = "stub.exercise-not-written" if steps.is_exercise(number) else "stub.not-written"
+    return Msg(kind, step=steps.shown_number(number), function=printable(raised.get("function"), 80), file=where)
+
+
+def raised_row(rule_id, text, raised, crash):
+    """A row for code that raised: a stub not written yet, or the rule's misconception with what it saw."""
+    if not_written(raised.raised) is not None:
+        return Row(text, False, "not-written", stub_seen(raised.raised), rule_id=rule_id)
     misconception = crash(raised) if callable(crash) else crash
-    return Row(text, False, hint(misconception, raised.describe()), misconception)
+    return Row(text, False, misconception, raised.seen(), rule_id=rule_id)
 
 
 def judge(rule, outcome, oracle):
@@ -150,17 +172,24 @@ def judge(rule, outcome, oracle):
         rule.judge(trace, oracle)
         trace.complete()
     except Wrong as wrong:
-        return Row(rule.text, False, printable(str(wrong), 1000), wrong.misconception)
+        return Row(rule.text, False, wrong.misconception, wrong.seen, rule_id=rule.id)
     except Raised as raised:
-        return raised_row(rule.text, raised, rule.crash)
+        return raised_row(rule.id, rule.text, raised, rule.crash)
     except Stopped as stopped:
-        return stopped_row(rule.text, stopped.outcome)
+        return stopped_row(rule.id, rule.text, stopped.outcome)
     except NoAnswer as error:
-        return unanswered(rule.text, error)
-    return Row(rule.text, True)
+        return unanswered(rule.id, rule.text, error)
+    return Row(rule.text, True, rule_id=rule.id)
 
 
-def report(title, rules, outcomes, oracle, note=""):
+def unanswered(rule_id, text, error):
+    """The row of a rule the stored digests cannot judge: skipped for a measured file, else failed."""
+    if error.question == "summary":
+        return Row(text, True, skipped=True, rule_id=rule_id)
+    return Row(text, False, "stale-expectations", rule_id=rule_id)
+
+
+def report(title, rules, outcomes, oracle, note=None):
     """The Report of `rules` judged on their outcomes (one per rule), root cause first."""
     return Report(title, hold_back([judge(rule, outcome, oracle) for rule, outcome in zip(rules, outcomes)]), note)
 
@@ -168,18 +197,16 @@ def report(title, rules, outcomes, oracle, note=""):
 def job_failure(outcome, module, name):
     """A Row for a job that never reached the rules (no file, import failed, no such class), else None."""
     kind = outcome.get("kind")
-    text = f"{module}.py imports and defines {name}"
+    text = Msg("rule.imports", file=f"{module}.py", name=name)
     if kind == "missing":
-        return Row(text, False, hint("missing-file", f"{module}.py not found"), "missing-file")
+        return Row(text, False, "missing-file", Msg("seen.file-missing", file=f"{module}.py"), rule_id="imports")
     if kind == "missing-attr" and outcome.get("name") in (None, name):  # the class itself (a missing method is a rule's)
-        return Row(text, False, hint("missing-class", f"{module}.py has no {name}"), "missing-class")
+        return Row(text, False, "missing-class", Msg("seen.no-name", name=name), rule_id="imports")
     if kind == "import":
-        raised = Raised(outcome.get("raised") or {}, ["import", module])
-        if raised.type == NOT_WRITTEN:
-            return raised_row(text, raised, "import-failed")
-        return Row(text, False, hint("import-failed", printable(
-            f"importing {module}.py raised {raised.type}: {raised.raised.get('message', '')}"
-            + (f" at {raised.raised['where']}" if raised.raised.get("where") else ""), 400)), "import-failed")
+        raised = outcome.get("raised") or {}
+        if not_written(raised) is not None:
+            return Row(text, False, "not-written", stub_seen(raised), rule_id="imports")
+        return Row(text, False, "import-failed", Raised(raised, ["import", module]).seen(), rule_id="imports")
     if kind in ("timeout", "killed", "flood", "protocol", "not-run") and not outcome.get("results"):
-        return stopped_row(text, outcome)
+        return stopped_row("imports", text, outcome)
     return None

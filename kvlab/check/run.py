@@ -233,7 +233,7 @@ def well_formed(result, job):
     files = result.get("files", {}) if job["kind"] == "script" else {}
     return (all(text is None or isinstance(text, str) for text in files.values())
             and all(isinstance(one, dict) and isinstance(one.get("type"), str) and isinstance(one.get("message"), str)
-                    and all(isinstance(one.get(name), (str, type(None))) for name in ("where", "name"))
+                    and all(isinstance(one.get(name), (str, type(None))) for name in ("where", "name", "function"))
                     for one in raised)
             and type(result.get("code", 0)) is int and isinstance(result.get("name"), (str, type(None))))
 

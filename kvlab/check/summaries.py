@@ -1,19 +1,18 @@
 """Rules for summarize.py (step 8), and the judge of a summary's JSON document.
 
-A summary is judged against the exact statistics of its input (the oracle's), not against another
-program's rounding: a value passes if it is on the right grid (1 decimal for ms, 2 for ratios) and
-within half a step of the exact value, so sum(values) / n is as good as statistics.mean. When it is
-off, the judge tries the classic mistakes on the same numbers and names the one that matches.
+A summary is matched with the oracle's answer for its input: each ms value must be a right rounding
+to 1 decimal of the exact statistic, each ratio a right rounding to 2 decimals of baseline / lmcache
+(of the exact statistics, or of the rounded ones: the lab text allows both). When a value is off, the
+judge matches it with what the classic mistakes give on the same numbers and names the one it is.
 """
 import json
 import random
 
+from ..i18n import Msg
 from .probes import Probe, command, function_job, parse_json_text, returned, script_job, succeeded
-from .report import Wrong
+from .report import Wrong, shown
 
 CONFIGS = ("baseline", "lmcache")
-PUBLIC_SEED = 0
-TOLERANCE = 1e-9  # floating-point slack when comparing a rounded value with its grid
 
 
 def lines_of(passes, shuffle=None):
@@ -40,14 +39,8 @@ LAYOUT = lines_of({"pass1-cold": {"baseline": [580.0, 590.0, 600.0], "lmcache": 
                    "pass2-replay": {"baseline": [575.0, 570.0], "lmcache": [48.0, 49.0]}},
                   shuffle=random.Random(3))
 BLANK = ["", *ODD[:2], "", "   ", *ODD[2:5], "\t", *ODD[5:], "", ""]
-
-CASES = [  # (rule, lines), simplest first
-    ("p50 of an odd count is the middle of the sorted values", ODD),
-    ("p50 of an even count is the mean of the two middle values (statistics.median)", EVEN),
-    ("keeps pass names exactly as in the input (here pass1-cold, 'warm up' and replay-2)", NAMES),
-    ("ratio = baseline / lmcache from the unrounded statistics, rounded to 2 decimals", RATIO),
-    ("works for other document counts and any line order", LAYOUT),
-]
+CASES = {"summary.odd": ODD, "summary.even": EVEN, "summary.names": NAMES, "summary.ratio": RATIO,
+         "summary.layout": LAYOUT}
 
 
 def random_lines(rng):
@@ -68,89 +61,49 @@ def records_of(lines):
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def _measured(lines):
-    """{(config, pass): [ttft_ms in input order]}: the numbers the classic mistakes are made of."""
-    numbers = {}
-    for record in records_of(lines):
-        numbers.setdefault((record["config"], record["pass"]), []).append(record["ttft_ms"])
-    return numbers
-
-
 def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _rounds_to(got, exact, places):
-    """`got` is `exact` rounded to `places` decimals (any correct way of computing and rounding it)."""
-    return (_number(got) and exact is not None and abs(round(got, places) - got) < TOLERANCE
-            and abs(got - exact) <= 0.5 * 10 ** -places + TOLERANCE)
-
-
-def _middles(values):
-    """The sorted middle value(s), and the unsorted ones a median that forgot to sort would take."""
-    ordered, half = sorted(values), len(values) // 2
-    if len(values) % 2:
-        return [ordered[half]], [values[half]]
-    return ordered[half - 1:half + 1], [values[half], (values[half - 1] + values[half]) / 2]
-
-
-def _check_p50(got, exact, values, label):
-    if _rounds_to(got, exact, 1):
+def _check_value(answer, got, path, places, label, mistakes=()):
+    """A statistic: right, or one of the `mistakes` ((suffix, misconception)), not rounded, or wrong."""
+    if answer.matches(got, path):
         return
-    sorted_middles, unsorted = _middles(values)
-    if len(values) % 2 == 0 and any(_rounds_to(got, value, 1) for value in sorted_middles):
-        raise Wrong("median-even", f"{label} is {got}, expected {round(exact, 1)}")
-    if any(_rounds_to(got, value, 1) and value != exact for value in unsorted):
-        raise Wrong("median-unsorted", f"{label} is {got}, expected {round(exact, 1)}")
-    _off(got, exact, label, 1)
+    seen = Msg("seen.value", where=label, value=shown(got))
+    if _number(got) and round(got, places) != got and answer.matches(round(got, places), path):
+        raise Wrong("not-rounded", seen)
+    for suffix, misconception in mistakes:
+        if _number(got) and answer.matches(round(got, places), (*path[:-1], f"{path[-1]}:{suffix}")):
+            raise Wrong(misconception, seen)
+    raise Wrong("wrong-stat", seen)
 
 
-def _off(got, exact, label, places):
-    if _number(got) and abs(got - exact) <= 0.5 * 10 ** -places + TOLERANCE:
-        raise Wrong("not-rounded", f"{label} is {got}, expected {round(exact, places)}")
-    raise Wrong("wrong-stat", f"{label} should be {round(exact, places)}, got {got!r}")
-
-
-def _check_ratio(got, baseline, lmcache, label):
-    exact = baseline / lmcache if lmcache else None
-    if exact is None and got is None or _rounds_to(got, exact, 2):
-        return
-    if round(lmcache, 1) and _rounds_to(got, round(baseline, 1) / round(lmcache, 1), 2):
-        raise Wrong("rounds-before-ratio", f"{label} is {got}, expected {round(exact, 2)}")
-    if baseline and _rounds_to(got, lmcache / baseline, 2):
-        raise Wrong("ratio-inverted", f"{label} is {got}, expected {round(exact, 2)}")
-    if exact is None:
-        raise Wrong("wrong-stat", f"{label} should be null (lmcache's statistic is 0), got {got!r}")
-    _off(got, exact, label, 2)
-
-
-def compare_summary(document, lines, oracle, what="the summary"):
+def compare_summary(document, lines, oracle, what="summarize"):
     """Raise Wrong, naming the likeliest mistake, unless `document` summarizes `lines` as the lab asks."""
-    exact, measured = oracle.summary(lines), _measured(lines)
+    answer = oracle.ask("summary", lines)
     if not isinstance(document, dict) or any(not isinstance(document.get(key), dict) for key in (*CONFIGS, "ratio")):
-        raise Wrong("summary-shape", f"{what} is {str(document)[:80]}")
+        raise Wrong("summary-shape", Msg("seen.document", what=what, start=shown(document, 80)))
     for config in CONFIGS:
-        got, want = document[config], exact[config]
-        if set(got) != set(want):
-            raise Wrong("pass-names", f"{what}, {config}: passes {list(got)}, expected {list(want)}")
-        for name, (count, median, mean) in want.items():
-            entry, label = got[name], f"{what}, {config} {name!r}"
+        got = document[config]
+        if not answer.matches(sorted(got), ("passes", config)):
+            raise Wrong("pass-names", Msg("seen.pass-names", what=what, config=config, names=shown(list(got))))
+        for name, entry in got.items():
+            label = Msg("seen.summary-label", what=what, config=config, name=shown(name))
             if not isinstance(entry, dict) or set(entry) != {"n", "p50_ms", "mean_ms"}:
-                raise Wrong("summary-shape", f"{label} is {entry!r}")
-            if entry["n"] != count:
-                raise Wrong("n-count", f"{label}: n should be {count}, got {entry['n']!r}")
-            _check_p50(entry["p50_ms"], median, measured[config, name], f"{label} p50_ms")
-            if not _rounds_to(entry["mean_ms"], mean, 1):
-                _off(entry["mean_ms"], mean, f"{label} mean_ms", 1)
-    both = [name for name in exact["baseline"] if name in exact["lmcache"]]
-    if set(document["ratio"]) != set(both):
-        raise Wrong("pass-names", f"{what}, ratio: passes {list(document['ratio'])}, expected {both}")
-    for name in both:
-        entry, label = document["ratio"][name], f"{what}, ratio {name!r}"
+                raise Wrong("summary-shape", Msg("seen.value", where=label, value=shown(entry)))
+            if not answer.matches(entry["n"], (config, name, "n")):
+                raise Wrong("n-count", Msg("seen.value", where=label, value=shown(entry["n"])))
+            _check_value(answer, entry["p50_ms"], (config, name, "p50_ms"), 1, label,
+                         (("middle", "median-even"), ("unsorted", "median-unsorted")))
+            _check_value(answer, entry["mean_ms"], (config, name, "mean_ms"), 1, label)
+    if not answer.matches(sorted(document["ratio"]), ("passes", "ratio")):
+        raise Wrong("pass-names", Msg("seen.pass-names", what=what, config="ratio", names=shown(list(document["ratio"]))))
+    for name, entry in document["ratio"].items():
+        label = Msg("seen.summary-label", what=what, config="ratio", name=shown(name))
         if not isinstance(entry, dict) or set(entry) != {"p50", "mean"}:
-            raise Wrong("summary-shape", f"{label} is {entry!r}")
-        for key, index in (("p50", 1), ("mean", 2)):
-            _check_ratio(entry[key], exact["baseline"][name][index], exact["lmcache"][name][index], f"{label} {key}")
+            raise Wrong("summary-shape", Msg("seen.value", where=label, value=shown(entry)))
+        for stat in ("p50", "mean"):
+            _check_value(answer, entry[stat], ("ratio", name, stat), 2, label, (("inverted", "ratio-inverted"),))
 
 
 # --- summarize.py run as a script, and summarize() called as a function --------------------------
@@ -170,12 +123,13 @@ def _written(job, outcome, target):
     succeeded(outcome, job)
     text = (outcome.get("files") or {}).get(target)
     if text is None:
-        printed = " (it printed the summary on stdout instead)" if (outcome.get("stdout") or "").strip().startswith("{") else ""
-        raise Wrong("no-output-file", f"`{command(job)}` wrote no {target}{printed}")
+        printed = (outcome.get("stdout") or "").strip().startswith("{")
+        raise Wrong("no-output-file", Msg("seen.no-file-printed" if printed else "seen.no-file", command=command(job),
+                                          file=target))
     return parse_json_text(text, target)
 
 
-def summary_probe(rule, inputs, script, names):
+def summary_probe(rule_id, text, inputs, names, script="summarize.py"):
     """Run the script on each input (a list of lines) and judge each output file."""
     jobs, files, judged = [], {}, []
     for lines in inputs:
@@ -186,13 +140,14 @@ def summary_probe(rule, inputs, script, names):
 
     def judge(outcomes, oracle):
         for job, outcome, (target, lines) in zip(jobs, outcomes, judged):
-            compare_summary(_written(job, outcome, target), lines, oracle, f"`{command(job)}`")
-    return Probe(rule, jobs, judge, files)
+            compare_summary(_written(job, outcome, target), lines, oracle, command(job))
+    return Probe(rule_id, text, jobs, judge, files)
 
 
-def blank_probe(script, names):
+def blank_probe(rule_id, names):
     """Blank lines skipped: the same records with and without blank lines between them."""
-    plain, blank = summary_probe("", [ODD], script, names), summary_probe("", [BLANK], script, names)
+    plain = summary_probe(rule_id, None, [ODD], names)
+    blank = summary_probe(rule_id, None, [BLANK], names)
 
     def judge(outcomes, oracle):
         plain.judge(outcomes[:1], oracle)
@@ -200,39 +155,35 @@ def blank_probe(script, names):
             try:
                 succeeded(outcomes[1], blank.jobs[0])
             except Wrong as wrong:
-                raise Wrong("blank-lines", f"`{command(blank.jobs[0])}` with blank lines: {wrong.detail}") from None
+                raise Wrong("blank-lines", wrong.seen) from None
         blank.judge(outcomes[1:], oracle)
-    return Probe("skips blank lines (empty, or only spaces)", plain.jobs + blank.jobs, judge,
-                 {**plain.files, **blank.files})
+    return Probe(rule_id, Msg(f"rule.{rule_id}"), plain.jobs + blank.jobs, judge, {**plain.files, **blank.files})
 
 
-def script_probes(lab_lines, seed=PUBLIC_SEED, runs=4, script="summarize.py", names=None):
-    """The Probes for summarize.py: the small cases, blank lines, the lab's measured file, random inputs.
+def build(rule_id, rng, lab_lines, names):
+    """The Probe of a summarize.py rule (step 8)."""
+    if rule_id in CASES:
+        return summary_probe(rule_id, Msg(f"rule.{rule_id}"), [CASES[rule_id]], names)
+    if rule_id == "summary.blank-lines":
+        return blank_probe(rule_id, names)
+    if rule_id == "summary.lab-file":
+        return summary_probe(rule_id, Msg(f"rule.{rule_id}"), [lab_lines], names)
+    if rule_id in ("summary.random", "summary.hidden-random"):
+        return summary_probe(rule_id, Msg(f"rule.{rule_id}", runs=4), [random_lines(rng) for _ in range(4)], names)
+    raise KeyError(rule_id)
 
-    `names` gives the input and output files their names; share one between calls whose probes run together.
-    """
-    names, rng = names or Names(), random.Random(seed)
-    return [*[summary_probe(rule, [lines], script, names) for rule, lines in CASES],
-            blank_probe(script, names),
-            summary_probe("summarizes the lab's measured file (ttft.jsonl) as the lab does", [lab_lines], script, names),
-            summary_probe(f"matches the exact statistics on {runs} random measurements (seed {seed}: other pass names, "
-                          "document counts, orders, blank lines)", [random_lines(rng) for _ in range(runs)],
-                          script, names)]
 
-
-def function_probes(lab_lines, seed=PUBLIC_SEED, runs=4, module="summarize"):
+def function_probes(lab_lines, rng, module="summarize"):
     """The same rules for summarize(records) called as a function (no blank lines: records have none)."""
-    rng = random.Random(seed)
-    cases = [*CASES, ("summarizes the lab's measured file (ttft.jsonl) as the lab does", lab_lines),
-             (f"matches the exact statistics on {runs} random measurements (seed {seed})",
-              [line for _ in range(runs) for line in random_lines(rng)])]
+    cases = [*CASES.items(), ("summary.lab-file", lab_lines),
+             ("summary.random", [line for _ in range(4) for line in random_lines(rng)])]
     probes = []
-    for rule, lines in cases:
+    for rule_id, lines in cases:
         job = function_job(module, "summarize", records_of(lines))
 
         def judge(outcomes, oracle, job=job, lines=lines):
             compare_summary(returned(outcomes[0], job), lines, oracle, "summarize(records)")
-        probes.append(Probe(rule, [job], judge))
+        probes.append(Probe(rule_id, Msg(f"rule.{rule_id}", runs=4), [job], judge))
     return probes
 
 

@@ -31,25 +31,29 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import paths, summarize
+from .. import steps as lab_table
 from ..check import labsteps, summaries
 from ..check.run import run_jobs
-from ..check.labsteps import ARTIFACT_STEP, SCENARIO_STEPS, SCRIPTS, TITLES
+from ..check.labsteps import TITLES
 from ..check.probes import file_row
-from ..check.report import HELD, Report, Row, Wrong, hint, hold_back
+from ..check.report import Report, Row, Wrong, hold_back
 from ..errors import UserError
+from ..i18n import Msg, t
 from . import sandbox
-from .oracle import Live, Recording
+from .oracle import Recording, Reference
+
+ARTIFACT_STEP, SCRIPTS = lab_table.ARTIFACTS, lab_table.SCRIPTS
 
 DEFAULT_TIMEOUT = 3.0     # seconds a student's run may take; a correct lab script takes milliseconds
 MOST_TIMEOUT = 600.0      # --timeout above this is a typo
 CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's source changing
 PROGRESS_FROM = 5         # show a progress line on a terminal from this many folders on
 INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
-PROCESSES = ((1, 5), SCENARIO_STEPS, (8,))  # steps run in one process: kvsim.py's classes, scenario.py, summarize.py
+PROCESSES = tuple(lab_table.PROCESSES.values())  # steps run in one process: kvsim.py's classes, scenario.py, summarize.py
 MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once: each of their processes has a sandbox slot
-STEP_SCRIPT = {1: "kvsim", 5: "kvsim", **{number: "scenario" for number in SCENARIO_STEPS}, 8: "summarize"}
-MEASURED_RULE = "measured.json holds what the lab asks for"
-TTFT_RULE = "ttft.jsonl is the measured file, copied unchanged"
+STEP_SCRIPT = {number: step.file[:-3] for number, step in lab_table.STEPS.items()}
+MEASURED_RULE = Msg("rule.artifact", file="measured.json")
+TTFT_RULE = Msg("rule.ttft-unchanged")
 
 
 @dataclass
@@ -92,12 +96,12 @@ class Grade:
         for number, report in self.steps.items():
             judged = [row for row in report.rows if not row.skipped]
             good = sum(row.ok for row in judged)
-            lines.append(f"{number} {'✓' if report.passed else '✗'} {TITLES[number]:<38} {good}/{len(judged)}")
+            lines.append(f"{number} {'✓' if report.passed else '✗'} {t(TITLES[number]):<38} {good}/{len(judged)}")
             for row in report.failures:
                 lines += [f"    ✗ {shown(row.rule)}", f"        {shown(row.hint, 1000)}"]
             if report.note:
                 lines.append(f"    {shown(report.note, 1000)}")
-        lines.append(f"{self.score} of {len(TITLES)} steps pass")
+        lines.append(t("check.steps-ok", ok=self.score, total=len(TITLES)))
         return "\n".join(lines)
 
 
@@ -197,26 +201,24 @@ def causes(copy, found):
         bad = [f"{name}.py is {refused[f'{name}.py']}" for name in sorted(modules) if f"{name}.py" in refused]
         shadows = [shadowing[name] for name in sorted(modules) if name in shadowing]
         if bad:
-            explained[number] = (hint("missing-file", "; ".join(bad) + ": hand in the file itself"), "missing-file")
+            explained[number] = ("missing-file", Msg("seen.refused", files="; ".join(bad)))
         elif shadows:
             statements = ", ".join(f"`import {name[:-3]}`" for name in shadows)
-            explained[number] = (hint("shadows-stdlib", f"{', '.join(shadows)}: {statements} in {script}.py or a file "
-                                                        "it imports finds it first"), "shadows-stdlib")
+            explained[number] = ("shadows-stdlib", Msg("seen.shadows", files=", ".join(shadows), imports=statements,
+                                                       script=f"{script}.py"))
     return explained
 
 
 def explain(report, cause):
-    """The report with its first failure naming `cause` (hint, misconception) and the later ones held back.
-
-    The first failure's own hint stays after the cause when it says something else (what the run did).
-    """
+    """The report with its first failure naming `cause` (misconception, seen) and the later ones held back."""
     rows, first = [], True
     for row in report.rows:
         if not row.ok:
-            text, misconception = cause if first else (HELD, "")
-            if first and not row.held and row.misconception not in ("", misconception):
-                text = f"{text}; what happened: {row.hint}"
-            row = row._replace(hint=text, misconception=misconception, held=not first)
+            misconception, seen = cause
+            if first and row.held is None and row.misconception not in ("", misconception) and row.seen is not None:
+                seen = Msg("seen.and-then", cause=seen, happened=row.seen)
+            row = (row._replace(misconception=misconception, seen=seen, held=None) if first
+                   else row._replace(misconception="", held=Msg("check.held")))
             first = False
         rows.append(row)
     return Report(report.title, rows, report.note)
@@ -265,14 +267,15 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
     """
     def measured(judge):
         if "measured.json" in refused:
-            return Row(MEASURED_RULE, False, hint("missing-file", f"measured.json is {refused['measured.json']}: "
-                                                                  "hand in the file itself"), "missing-file")
-        return file_row(MEASURED_RULE, labsteps.read_text(Path(copy) / "measured.json"), judge)
+            return Row(MEASURED_RULE, False, "missing-file",
+                       Msg("seen.refused", files=f"measured.json is {refused['measured.json']}"))
+        return file_row("artifact.measured.json", MEASURED_RULE, labsteps.read_text(Path(copy) / "measured.json"),
+                        judge, where="the hand-in")
 
     if own is None:  # the lab's file stands in for the hand-in's
         misconception, problem = trouble
-        instead = f"{problem}: measured.json and summarize.py were checked against {lab.path} instead"
-        return [Row(TTFT_RULE, False, hint(misconception, instead), misconception),
+        instead = Msg("seen.ttft-instead", problem=problem, path=str(lab.path))
+        return [Row(TTFT_RULE, False, misconception, instead),
                 measured(summaries.artifact_judge(lab.lines, oracle))]
 
     def judge(text):
@@ -286,14 +289,11 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
             except Wrong:
                 raise wrong from None  # it summarizes neither file: the summary itself is wrong
             if lab.real:
-                raise Wrong("ttft-changed", f"measured.json is the summary of {lab.path}, but this folder's "
-                                            "ttft.jsonl differs from that file: ttft.jsonl was changed") from None
-            raise Wrong("measured-other-file", f"measured.json is the summary of {lab.path}, not of this "
-                                               "folder's ttft.jsonl") from None
+                raise Wrong("ttft-changed", Msg("seen.ttft-changed", path=str(lab.path))) from None
+            raise Wrong("measured-other-file", Msg("seen.measured-other", path=str(lab.path))) from None
     rows = [measured(judge)]
     if lab.real and own.records != lab.records:
-        rows.append(Row(f"ttft.jsonl is an unchanged copy of {lab.path}", False,
-                        hint("ttft-changed", f"its records differ from those of {lab.path}"), "ttft-changed"))
+        rows.append(Row(TTFT_RULE, False, "ttft-changed", Msg("seen.ttft-differs", path=str(lab.path))))
     return rows
 
 
@@ -318,7 +318,7 @@ class Batch:
         self.options, self.cache = options, Path(cache) if cache else None
         self.lab = lab_measurement()
         self.reference = reference_scripts()
-        self.oracle = Recording(Live())
+        self.oracle = Recording(Reference())
         self.source = source_digest(options.isolation) if cache else ""
         self.stop = threading.Event()
 
@@ -355,17 +355,16 @@ class Batch:
         own, misconception, problem = own_measurement(copy, refused)
         backend = sandbox.Bubblewrap() if self.options.isolation else None  # each process takes a free slot
         plan = labsteps.Plan(execute=self.executor(copy, backend), oracle=self.oracle, seed=self.options.seed,
-                             hidden=True, functions=False, lab_lines=(own or self.lab).lines)
+                             lab_lines=(own or self.lab).lines)
         with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait for another
             parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
             reports = {number: report for part in parts for number, report in part.result().items()}
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
-        extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines, required=True)
+        extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():
             if name in refused and name != "measured.json":
-                extra[number] = [Row(f"{name} holds what the lab asks for", False,
-                                     hint("missing-file", f"{name} is {refused[name]}: hand in the file itself"),
-                                     "missing-file")]
+                extra[number] = [Row(Msg("rule.artifact", file=name), False, "missing-file",
+                                     Msg("seen.refused", files=f"{name} is {refused[name]}"))]
         extra[8] = measured_rows(copy, own, (misconception, problem), self.lab, self.oracle, refused)
         for number, rows in extra.items():
             report = reports[number]

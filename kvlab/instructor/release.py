@@ -2,7 +2,7 @@
 
 The student's files lose their solution regions (each becomes a stub naming its step), the notebooks
 lose their answers, their instructor cells and their outputs, and the public checks get their
-expectations as data (kvlab/check/expected.json, recorded from the reference). kvlab/instructor/,
+answers as keyed digests (kvlab/check/digests.json, recorded from the reference). kvlab/instructor/,
 tests/ and fixtures/make_ttft.py stay here. The edition is built next to OUT and moved there only
 once it is whole and holds no solution line, so a failed release leaves OUT as it was.
 """
@@ -251,12 +251,12 @@ def all_solution_lines(repo=REPO):
 
 
 def _package_files(package=PACKAGE):
-    """The kvlab/ files the edition gets: all but kvlab/instructor/, caches and a stale expected.json."""
+    """The kvlab/ files the edition gets: all but kvlab/instructor/, caches and a stale digests.json."""
     for path in sorted(package.rglob("*")):
         relative = path.relative_to(package)
         if (not path.is_file() or relative.parts[0] == "instructor" or path.suffix == ".pyc"
                 or SKIPPED & set(relative.parts) or any(part.startswith(".") for part in relative.parts)
-                or relative.as_posix() == "check/expected.json"):
+                or relative.as_posix() == "check/digests.json"):
             continue
         yield relative
 
@@ -349,39 +349,43 @@ def measurements():
 
 
 def expectations(reference=PACKAGE):
-    """{question: answer} for every question the public checks ask, answered by the reference.
+    """{question key: answer} for every question the public checks ask, answered by the reference.
 
     Runs each public check on the reference files (and on the reference's six artifacts, so that the
     artifact judges ask theirs too), for each measured file. Every check must pass: a reference that
-    fails its own public check would ship wrong expectations.
+    fails its own public check would ship wrong digests.
     """
     from .. import check
-    from ..check import oracle as oracles
     from . import artifacts
-    from .oracle import Live, Recording
+    from .oracle import Recording, Reference
 
-    recording = Recording(Live())
+    recording = Recording(Reference())
     reports = []
-    with oracles.using(recording):
-        for ttft in measurements():
-            with tempfile.TemporaryDirectory(prefix="kvlab-release-") as folder, _measurement(ttft):
-                artifacts.write_files(folder, artifacts.planned(ttft))
-                reports += [(f"step {number} (on {ttft})", report)
-                            for number, report in check.steps(folder=reference, artifacts=folder).items()]
-                reports += [("summarize_function", check.summarize_function(folder=reference)),
-                            ("summarize_script", check.summarize_script(folder=reference))]
-        reports += [("lru_cache", check.lru_cache(folder=reference)),
-                    ("two_tier_cache", check.two_tier_cache(folder=reference)),
-                    ("scenario_script", check.scenario_script(folder=reference))]
-        policies = reference / "policies.py"
-        if policies.exists() and "class MRUCache" in policies.read_text(encoding="utf-8"):
-            reports.append(("mru_cache", check.mru_cache(folder=reference)))
+    for ttft in measurements():
+        with tempfile.TemporaryDirectory(prefix="kvlab-release-") as folder, _measurement(ttft):
+            artifacts.write_files(folder, artifacts.planned(ttft))
+            reports += [(f"step {number} (on {ttft})", report) for number, report in
+                        check.steps(folder=reference, artifacts=folder, oracle=recording).items()]
+            reports += [("summarize_function", check.summarize_function(folder=reference, oracle=recording))]
+    policies = reference / "policies.py"
+    if policies.exists() and "class MRUCache" in policies.read_text(encoding="utf-8"):
+        reports.append(("mru_cache", check.mru_cache(folder=reference, oracle=recording)))
     for name, report in reports:
         if not report.passed:
             rule = next(row for row in report.rows if not row.ok)
             raise UserError(f"the reference fails its own public check {name}: {rule.rule}; the release "
-                            "would ship wrong expectations, so nothing was written")
+                            "would ship wrong digests, so nothing was written")
     return recording.answers
+
+
+def digests_file(answers, salt=None):
+    """The text of kvlab/check/digests.json: keyed digests of the answers, never the answers."""
+    import secrets
+
+    from ..check.oracle import stored_digests
+
+    data = stored_digests(answers, salt or secrets.token_hex(16))
+    return json.dumps(data, separators=(",", ":")) + "\n"
 
 
 def leaks(out, solutions):
@@ -449,8 +453,7 @@ def build(out, force=False):
         _copy_fixtures(built)
         _copy_templates(built)
         answers = expectations()
-        _write(built / "kvlab" / "check" / "expected.json",
-               json.dumps(answers, sort_keys=True, separators=(",", ":")) + "\n")
+        _write(built / "kvlab" / "check" / "digests.json", digests_file(answers))
         problems = forbidden(built) + leaks(built, all_solution_lines())
         if problems:
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
@@ -496,5 +499,5 @@ def run(args):
     print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
     print(f"  stubs (solution regions): {stubs}")
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
-          f"{edition.answers} stored answers in kvlab/check/expected.json")
+          f"{edition.answers} answers stored as digests in kvlab/check/digests.json")
     print(f"next: cd {edition.out} && python3 -m kvlab check")

@@ -1,4 +1,4 @@
-# BUG: the ratio is computed from the rounded statistics.
+# BUG: ratio = lmcache / baseline.
 """Summarize a per-request TTFT measurement: p50 and mean per config and pass, and their ratios.
 
     python3 summarize.py ttft.jsonl measured.json
@@ -146,11 +146,10 @@ def summarize(records):
     summary = {config: {name: {"n": n, "p50_ms": round(float(p50), 1), "mean_ms": round(float(mean), 1)}
                         for name, (p50, mean, n) in passes.items()}
                for config, passes in exact.items()}
-    base = {name: (s["p50_ms"], s["mean_ms"]) for name, s in summary["baseline"].items()}
-    lm = {name: (s["p50_ms"], s["mean_ms"]) for name, s in summary["lmcache"].items()}
+    base, lm = exact["baseline"], exact["lmcache"]
     # Ratios come from the unrounded statistics; only the result is rounded.
-    summary["ratio"] = {name: {"p50": ratio(base[name][0], lm[name][0]),
-                               "mean": ratio(base[name][1], lm[name][1])}
+    summary["ratio"] = {name: {"p50": ratio(lm[name][0], base[name][0]),
+                               "mean": ratio(lm[name][1], base[name][1])}
                         for name in base if name in lm}
     return summary
     # END SOLUTION

@@ -1,4 +1,4 @@
-"""The lab's numbers: its defaults, the capacities its steps sweep, and its artifacts (LAB.md).
+"""The lab's numbers: its defaults and the capacities its steps sweep (the lab text).
 
 The defaults also sit in scenario.py, the student's file, which must run alone; a test keeps the two equal.
 Where they come from: the lab text gives 21,520 tokens of GPU KV cache and 5,011-token documents as
@@ -7,18 +7,12 @@ scenario.py's defaults, and says no more; 21,520 // 5,011 = 4 documents fit, and
 The CPU capacity of 56,000 tokens approximates the measured CPU limit (1.5 GiB) over the KV of one
 4,864-token document (28,672 bytes per token: 0.1299 GiB), as LAB.md says.
 """
+from .steps import ARTIFACTS
+
 GPU, CPU, DOCS, TOKENS, PASSES = 21520, 0, 10, 5011, ("fwd", "fwd", "rev")
 GPU_CAPACITIES = (21520, 30000, 40000, 45000, 50109, 50110)          # step 4
 CPU_CAPACITIES = (0, 20000, 30000, 40000, 50109, 50110, 56000)      # step 7
 OFFLOAD_CPU = 56000                                                  # step 6
 FWD_FWD, FWD_FWD_REV = ("fwd", "fwd"), ("fwd", "fwd", "rev")
 
-ARTIFACTS = {  # file -> (step, what it holds)
-    "cyclic.json": (2, "scenario.py --passes fwd,fwd"),
-    "baseline.json": (3, "scenario.py --passes fwd,fwd,rev"),
-    "cliff.json": (4, "second-pass hits (gpu_hits + cpu_hits) per GPU capacity, --passes fwd,fwd"),
-    "offload.json": (6, f"scenario.py --gpu {GPU} --cpu {OFFLOAD_CPU} --passes fwd,fwd,rev"),
-    "cpu_cliff.json": (7, f"second-pass misses per CPU capacity at --gpu {GPU}, --passes fwd,fwd"),
-    "measured.json": (8, "summarize.py ttft.jsonl measured.json"),
-}
-NAMES = tuple(ARTIFACTS)
+NAMES = tuple(ARTIFACTS)  # the six JSON files, in step order (which step makes which: kvlab/steps.py)

@@ -389,10 +389,16 @@ def script_job(job, timeout, cap, folder):
     return outcome
 
 
+_compiled = {}  # (path, source) -> code: a script run by many jobs is compiled once, a changed one again
+
+
 def execute(path):
     """What `python path` does with the file: compile it and run it as the module __main__."""
     with open(path, "rb") as handle:
-        code = compile(handle.read(), path, "exec")
+        source = handle.read()
+    code = _compiled.get((path, source))
+    if code is None:
+        code = _compiled[path, source] = compile(source, path, "exec")
     main = type(sys)("__main__")
     main.__file__, main.__builtins__, main.__cached__ = path, builtins, None
     sys.modules["__main__"] = main

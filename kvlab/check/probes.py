@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..i18n import Msg
-from .judging import Raised, not_written, stub_seen
+from .judging import STOPPED, Raised, not_written, stub_seen
 from .oracle import NoAnswer
 from .report import Row, Wrong, hold_back, printable
 
@@ -63,9 +63,7 @@ def succeeded(outcome, job):
         if code == 2 and any(arg.startswith("--") for arg in job.get("argv", ())):
             raise Wrong("option-refused", Msg("seen.exit", command=where, code=code))
         raise Wrong("crash", Msg("seen.exit", command=where, code=code))
-    misconception = {"timeout": "timeout", "not-run": "timeout", "flood": "output-flood", "missing": "missing-file",
-                     "killed": "killed"}.get(kind, "protocol")
-    raise Wrong(misconception, Msg("seen.run", command=where))
+    raise Wrong(STOPPED.get(kind, "protocol"), Msg("seen.run", command=where))
 
 
 def returned(outcome, job):

@@ -114,7 +114,7 @@ PLANTS = [
           (('ttfts[record["config"]].setdefault(record["pass"], [])',
             'ttfts[record["config"]].setdefault(record["pass"].split("-")[0], [])'),)),
     Plant("summarize_no_blank_skip", "summarize.py", (8,), "blank-lines", "blank lines are not skipped.",
-          (("            if not line.strip():  # empty, or only spaces and tabs\n                continue\n", ""),)),
+          (('            if line.strip() == "":  # empty, or only spaces and tabs\n                continue\n', ''),)),
 ]
 BY_NAME = {plant.name: plant for plant in PLANTS}
 

@@ -28,4 +28,24 @@ MESSAGES = {
     # --- notebooks: what kvlab.notebook shows (kvlab/notebook.py) ---------------------------------------
 
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
+    # kvlab handin (kvlab/handin.py) and the folder writer it shares with kvlab artifacts (kvlab/files.py)
+    "handin.about": "Hand in your lab: copy your three scripts, the six JSON files and ttft.jsonl into DIR, "
+                    "then check them there.",
+    "handin.folder-help": "the hand-in folder (default: {default}); created if missing",
+    "handin.force-help": "overwrite files in the folder that have other content",
+    "handin.script-missing": "{name} is not in {folder}: your kvlab/ folder has lost it; nothing was written",
+    "handin.artifact-missing": "{name} is not in {folder}: run notebook {notebook} first; nothing was written",
+    "handin.not-a-folder": "{folder} is a file, not a folder; nothing was written",
+    "handin.folders-in-the-way": ("{folder} has a folder named {names}; nothing was written",
+                                  "{folder} has folders named {names}; nothing was written"),
+    "handin.other-content": ("{folder} already has {names} with other content; nothing was written "
+                             "(--force overwrites it)",
+                             "{folder} already has {names} with other content; nothing was written "
+                             "(--force overwrites them)"),
+    "handin.wrote": "wrote {path}",
+    "handin.unchanged": "unchanged {path}",
+    "handin.checking": "Checking the hand-in in {folder}:",
+    "handin.passes": "Your hand-in in {folder} passes every step.",
+    "handin.fails": "Your hand-in in {folder} is written, but a step fails (the table says which): fix it, "
+                    "run its notebook again, and hand in again with --force.",
 }

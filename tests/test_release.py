@@ -68,7 +68,7 @@ def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition)
     out, files = edition.out, set(edition.files)
     assert {"README.md", "pyproject.toml", "environment.yml", ".gitignore", "fixtures/README.md",
             "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/expected.json", "kvlab/check/driver.py",
-            "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py"} <= files
+            "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py", "kvlab/handin.py", "kvlab/files.py"} <= files
     assert {f"kvlab/{name}" for name in STUDENT_FILES} <= files
     assert sorted(path.name for path in (out / "notebooks").iterdir()) == \
         sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -399,6 +399,16 @@ def test_with_the_reference_the_editions_tests_and_checks_pass(completed, tmp_pa
     assert "8 passed" in result.stdout
     result = python("-S", "-m", "kvlab", "check", cwd=completed, env=out_env(completed, KVLAB_OUT=tmp_path))
     assert result.returncode == 0 and result.stdout.rstrip().endswith("8 of 8 steps pass"), result.stdout
+
+
+def test_the_editions_handin_copies_the_students_files_and_checks_them(completed, tmp_path):
+    artifacts.write(tmp_path / "artifacts", STAND_IN)  # as the notebooks write them
+    env = out_env(completed, KVLAB_OUT=tmp_path / "artifacts")
+    result = python("-S", "-m", "kvlab", "handin", tmp_path / "handin", cwd=completed, env=env)
+    assert result.returncode == 0 and result.stderr == "", result.stdout + result.stderr
+    assert "8 of 8 steps pass" in result.stdout
+    assert (tmp_path / "handin" / "kvsim.py").read_bytes() == (KVLAB / "kvsim.py").read_bytes()
+    assert (tmp_path / "handin" / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
 
 
 def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkeypatch):

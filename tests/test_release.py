@@ -144,6 +144,16 @@ def test_expected_json_is_compact_sorted_and_covers_every_question(edition):
     assert {"lru", "tiers", "mru", "scenario", "summary"} <= asked
 
 
+def test_the_student_readme_sets_up_for_root_too_installs_its_tests_and_says_how_to_hand_in(edition):
+    readme = (edition.out / "README.md").read_text()
+    commands = re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)
+    setup = commands[0]
+    assert "pip install -e '.[lab,test]'" in setup  # the test extra has pytest: `python -m pytest` runs
+    assert "jupyter lab --allow-root " in setup     # the course machine's students are root
+    assert any("python -m pytest" in block and "python -m kvlab check" in block for block in commands)
+    assert "**Hand in**" in readme and any("python -m kvlab handin" in block for block in commands)
+
+
 def test_the_student_pyproject_installs_what_the_instructor_one_does():
     instructor = tomllib.loads((ROOT / "pyproject.toml").read_text())
     student = tomllib.loads((release.TEMPLATES / "pyproject.toml").read_text())

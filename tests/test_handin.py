@@ -83,3 +83,29 @@ def test_the_default_folder_is_the_lab_texts_and_a_file_there_is_one_line(tmp_pa
     assert cli.build_parser().parse_args(["handin"]).folder == "/root/kvlab"
     (tmp_path / "f").write_text("x")
     assert_one_line_error(run_handin(tmp_path / "f", out=made), f"{tmp_path / 'f'} is a file, not a folder")
+
+
+def test_the_writer_refuses_before_writing_anything(tmp_path):
+    from kvlab.errors import UserError
+    from kvlab.files import write_files
+
+    (tmp_path / "b.json").mkdir()
+    with pytest.raises(UserError, match=r"has a folder named b.json; nothing was written"):
+        write_files(tmp_path, {"a.json": b"1", "b.json": b"2"})
+    (tmp_path / "b.json").rmdir()
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_bytes(b"mine")
+    with pytest.raises(UserError, match=r"already has a.json, b.json with other content; .*--force overwrites them"):
+        write_files(tmp_path, {"a.json": b"1", "b.json": b"2", "c.json": b"3"})
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.json", "b.json"]
+    assert write_files(tmp_path, {"a.json": b"1", "c.json": b"3"}, force=True) == \
+        [(tmp_path / "a.json", "wrote"), (tmp_path / "c.json", "wrote")]
+    assert (tmp_path / "a.json").read_bytes() == b"1"
+
+
+def test_a_missing_script_is_named_with_its_folder(made, tmp_path):
+    from kvlab.errors import UserError
+
+    with pytest.raises(UserError, match=rf"kvsim.py is not in {tmp_path}: .*nothing was written"):
+        handin.handin(tmp_path / "handin", artifacts=made, scripts=tmp_path)
+    assert not (tmp_path / "handin").exists()

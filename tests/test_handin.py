@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, clean_env, python
+from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, call_main, clean_env, python
 from kvlab import cli, handin, lab
 from kvlab.instructor import artifacts
 
@@ -24,6 +24,15 @@ def run_handin(*args, out):
     return python("-m", "kvlab", "handin", *args, env=clean_env(KVLAB_OUT=out, KVLAB_TTFT=STAND_IN))
 
 
+@pytest.fixture
+def refused(monkeypatch, capsys):
+    """refused(*args, out=...): `kvlab handin ARGS` in this process, for what it refuses (no check runs)."""
+    def run(*args, out):
+        monkeypatch.setenv("KVLAB_OUT", str(out))
+        return call_main(cli.main, ["handin", *args], capsys)
+    return run
+
+
 def test_after_kvlab_artifacts_it_writes_the_reference_hand_in_and_it_passes(made, tmp_path):
     folder = tmp_path / "kvlab"
     result = run_handin(folder, out=made)
@@ -40,20 +49,20 @@ def test_after_kvlab_artifacts_it_writes_the_reference_hand_in_and_it_passes(mad
 
 
 @pytest.mark.parametrize("name, notebook", [("cliff.json", "03"), ("ttft.jsonl", "06")])
-def test_a_missing_input_writes_nothing_and_says_which_and_where(made, tmp_path, name, notebook):
+def test_a_missing_input_writes_nothing_and_says_which_and_where(made, tmp_path, refused, name, notebook):
     out = tmp_path / "artifacts"
     shutil.copytree(made, out)
     (out / name).unlink()
-    result = run_handin(tmp_path / "handin", out=out)
+    result = refused(tmp_path / "handin", out=out)
     assert_one_line_error(result, f"{name} is not in {out}: run notebook {notebook} first", "nothing was written")
     assert not (tmp_path / "handin").exists()
 
 
-def test_a_different_file_there_is_refused_without_force(made, tmp_path):
+def test_a_different_file_there_is_refused_without_force(made, tmp_path, refused):
     folder = tmp_path / "handin"
     folder.mkdir()
     (folder / "cyclic.json").write_text('{"passes": "mine"}\n')
-    result = run_handin(folder, out=made)
+    result = refused(folder, out=made)
     assert_one_line_error(result, f"{folder} already has cyclic.json with other content", "--force overwrites it")
     assert [path.name for path in folder.iterdir()] == ["cyclic.json"]  # nothing else written either
     result = run_handin(folder, "--force", out=made)
@@ -79,10 +88,10 @@ def test_a_failing_step_is_shown_and_exits_non_zero(made, tmp_path, monkeypatch,
     assert (tmp_path / "handin" / "kvsim.py").read_bytes() == (scripts / "kvsim.py").read_bytes()
 
 
-def test_the_default_folder_is_the_lab_texts_and_a_file_there_is_one_line(tmp_path, made):
+def test_the_default_folder_is_the_lab_texts_and_a_file_there_is_one_line(tmp_path, made, refused):
     assert cli.build_parser().parse_args(["handin"]).folder == "/root/kvlab"
     (tmp_path / "f").write_text("x")
-    assert_one_line_error(run_handin(tmp_path / "f", out=made), f"{tmp_path / 'f'} is a file, not a folder")
+    assert_one_line_error(refused(tmp_path / "f", out=made), f"{tmp_path / 'f'} is a file, not a folder")
 
 
 def test_the_writer_refuses_before_writing_anything(tmp_path):

@@ -2,11 +2,11 @@
 
     python benchmarks/bench_grade.py [--folders 200] [--jobs N] [--timeout 3]
 
-The hand-ins are built in a temporary folder: the reference (`kvlab handin`), each with a small edit
-of its own so that no two are alike, and every third with an endless loop where students write one
-(half in scenario.py's run, half in LRUCache.access when it has to evict). They are graded as
-`kvlab grade --jobs N` grades them (grade_all, in this process, bubblewrap if it is there) into an
-empty cache; then again (every grade from the cache); then once more after one folder is fixed.
+The hand-ins are built in a temporary folder: the reference (`kvlab artifacts`, then `kvlab handin`),
+each with a small edit of its own so that no two are alike, and every third with an endless loop where
+students write one (half in scenario.py's run, half in LRUCache.access when it has to evict). They are
+graded as `kvlab grade --jobs N` grades them (grade_all, in this process, bubblewrap if it is there)
+into an empty cache; then again (every grade from the cache); then once more after one folder is fixed.
 Prints the figures; nothing is asserted.
 """
 import argparse
@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kvlab.instructor import grade, handin, sandbox  # noqa: E402  (after the path is set)
+from kvlab import handin  # noqa: E402  (after the path is set)
+from kvlab.instructor import artifacts, grade, sandbox  # noqa: E402
 
 LOOPS = {  # file -> (what the reference says, the same with an endless loop)
     "scenario.py": ("    if docs < 1:\n",
@@ -31,7 +32,9 @@ LOOPS = {  # file -> (what the reference says, the same with an endless loop)
 
 def build(root, count):
     """`count` hand-in folders in `root`; the names of those with an endless loop."""
-    files = handin.planned()
+    with tempfile.TemporaryDirectory() as written:  # `kvlab artifacts`, then `kvlab handin`: the reference
+        artifacts.write(written)
+        files = handin.planned(artifacts=written)
     looping = []
     for number in range(count):
         folder = Path(root) / f"student{number:03}"

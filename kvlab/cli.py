@@ -16,8 +16,8 @@ COMMANDS = {
     "check": "kvlab.check.cli",
     "notebooks": "kvlab.nbrun",
     "curve": "kvlab.curve",
+    "handin": "kvlab.handin",
     "artifacts": "kvlab.instructor.artifacts",
-    "handin": "kvlab.instructor.handin",
     "grade": "kvlab.instructor.grade",
     "release": "kvlab.instructor.release",
 }

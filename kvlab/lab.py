@@ -5,7 +5,7 @@ Where they come from: the lab text gives 21,520 tokens of GPU KV cache and 5,011
 scenario.py's defaults, and says no more; 21,520 // 5,011 = 4 documents fit, and the ten documents need
 10 x 5,011 = 50,110 tokens. The measured documents hold 4,864 tokens of KV (19 LMCache chunks of 256).
 The CPU capacity of 56,000 tokens approximates the measured CPU limit (1.5 GiB) over the KV of one
-4,864-token document (28,672 bytes per token: 0.1299 GiB), as LAB.md says.
+4,864-token document (28,672 bytes per token: 0.1299 GiB), as the lab text says.
 """
 from .steps import ARTIFACTS
 

@@ -237,7 +237,7 @@ MESSAGES = {
     "hint.ratio-inverted": "ratio = baseline / lmcache (how many times faster lmcache is), not lmcache / baseline.",
     "hint.not-rounded": "Round ms values to 1 decimal and ratios to 2 decimals: round(x, 1), round(x, 2).",
     "hint.pass-names": "Take the pass names exactly as they are in the input (e.g. \"pass1-cold\"). The grader uses other names too, so do not rename, shorten or hard-code them.",
-    "hint.blank-lines": "Skip blank lines in the input (if not line.strip(): continue): json.loads fails on them.",
+    "hint.blank-lines": "Skip blank lines in the input, and lines of only spaces: json.loads fails on them.",
     "hint.summary-shape": "The output must be {\"baseline\": {PASS: {\"n\", \"p50_ms\", \"mean_ms\"}}, \"lmcache\": {...}, \"ratio\": {PASS: {\"p50\", \"mean\"}}}.",
     "hint.n-count": "n is the number of records of that config and pass.",
     "hint.wrong-stat": "p50_ms is statistics.median and mean_ms is statistics.mean of the ttft_ms values of that config and pass.",
@@ -267,4 +267,24 @@ MESSAGES = {
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
     "cli.check-no-such-step": "The lab has steps 1 to 8, not {steps}.",
     "cli.no-such-folder": "{folder}: no such folder.",
+    # kvlab handin (kvlab/handin.py) and the folder writer it shares with kvlab artifacts (kvlab/files.py)
+    "handin.about": "Hand in your lab: copy your three scripts, the six JSON files and ttft.jsonl into DIR, "
+                    "then check them there.",
+    "handin.folder-help": "the hand-in folder (default: {default}); created if missing",
+    "handin.force-help": "overwrite files in the folder that have other content",
+    "handin.script-missing": "{name} is not in {folder}: your kvlab/ folder has lost it; nothing was written",
+    "handin.artifact-missing": "{name} is not in {folder}: run notebook {notebook} first; nothing was written",
+    "handin.not-a-folder": "{folder} is a file, not a folder; nothing was written",
+    "handin.folders-in-the-way": ("{folder} has a folder named {names}; nothing was written",
+                                  "{folder} has folders named {names}; nothing was written"),
+    "handin.other-content": ("{folder} already has {names} with other content; nothing was written "
+                             "(--force overwrites it)",
+                             "{folder} already has {names} with other content; nothing was written "
+                             "(--force overwrites them)"),
+    "handin.wrote": "wrote {path}",
+    "handin.unchanged": "unchanged {path}",
+    "handin.checking": "Checking the hand-in in {folder}:",
+    "handin.passes": "Your hand-in in {folder} passes every step.",
+    "handin.fails": "Your hand-in in {folder} is written, but a step fails (the table says which): fix it, "
+                    "run its notebook again, and hand in again with --force.",
 }

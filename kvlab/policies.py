@@ -1,19 +1,14 @@
-"""Eviction policies beyond LRU: FIFO, LFU, MRU, ARC and Belady's OPT, and two tiers of any of them.
+"""Eviction policies beyond LRU: FIFO, LFU, MRU, ARC and Belady's OPT.
 
 Every cache here has LRUCache's interface and rules (kvsim.py, step 1): `capacity`, access(key, size)
 returns True on a hit and False on a miss, `used` is the sum of the stored sizes, keys() lists the
 stored keys and `key in cache` only peeks. On a miss the entry is stored, evicting until it fits; an
 entry larger than the capacity is not stored and evicts nothing. A hit never changes a size. The
-policies differ in what a hit changes and in which entry goes first. Standard library only; next to
-kvsim.py this file also runs as a plain module (TieredCache reuses kvsim's TwoTierCache).
+policies differ in what a hit changes and in which entry goes first. Standard library only; it also
+runs as a plain module.
 """
 import heapq
 from collections import OrderedDict, defaultdict
-
-try:
-    from .kvsim import TwoTierCache
-except ImportError:  # imported as a plain module, beside kvsim.py
-    from kvsim import TwoTierCache
 
 
 def _check_size(size):
@@ -331,19 +326,3 @@ class BeladyCache(Cache):
     def _remove(self, key):
         super()._remove(key)
         del self._next[key]
-
-
-class TieredCache(TwoTierCache):
-    """A GPU tier in front of a CPU tier, each a cache of any policy: TwoTierCache's rules (step 5).
-
-    TwoTierCache.access only asks each tier `key in tier` and calls tier.access(key, size), so any
-    cache here, or an LRUCache, can be a tier: TieredCache(LRUCache(21520), MRUCache(56000)).
-    A BeladyCache tier behind another must be built from the trace that tier reads: its misses.
-    """
-
-    def __init__(self, gpu, cpu):  # no super().__init__(): it would build two LRUCaches
-        self.gpu = gpu
-        self.cpu = cpu
-
-    def __repr__(self):
-        return f"TieredCache(gpu={self.gpu!r}, cpu={self.cpu!r})"

@@ -14,7 +14,7 @@ def miss_pass(order):
     return {"order": order, "gpu_hits": 0, "cpu_hits": 0, "misses": 10, "hit_docs": []}
 
 
-# LAB.md, "Expected results": the five simulator artifacts.
+# The lab text, "Expected results": the five simulator artifacts.
 
 
 CYCLIC = {"passes": [miss_pass("fwd"), miss_pass("fwd")]}

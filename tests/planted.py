@@ -109,7 +109,7 @@ PLANTS = [
           (('ttfts[record["config"]].setdefault(record["pass"], [])',
             'ttfts[record["config"]].setdefault(record["pass"].split("-")[0], [])'),)),
     Plant("summarize_no_blank_skip", "summarize.py", (8,), "blank-lines", "blank lines are not skipped.",
-          (("            if not line.strip():  # empty, or only spaces and tabs\n                continue\n", ""),)),
+          (('            if line.strip() == "":  # empty, or only spaces and tabs\n                continue\n', ''),)),
     # More of step 1
     Plant("lru_returns_ints", "kvsim.py", (1,), "return-values", "access returns 1 and 0, not True and False.",
           ((LRU_HIT, "            self.hits += 1\n            return 1"),)),

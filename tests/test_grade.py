@@ -22,10 +22,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from kvlab import cli, summarize
+from kvlab import cli, handin, summarize
 from kvlab.check.report import Row
-from kvlab.instructor import grade, handin, sandbox
 from kvlab.i18n import Msg
+from kvlab.instructor import artifacts, grade, sandbox
 from kvlab.instructor.oracle import Reference as Live
 
 KVLAB = Path(grade.__file__).resolve().parent.parent
@@ -39,8 +39,9 @@ EMPTY_CLASSES = "class LRUCache:\n    pass\n\n\nclass TwoTierCache:\n    pass\n"
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """{file name: bytes} of a correct hand-in."""
-    folder = tmp_path_factory.mktemp("reference")
-    handin.handin(folder)
+    folder, written = tmp_path_factory.mktemp("reference"), tmp_path_factory.mktemp("artifacts")
+    artifacts.write(written)
+    handin.handin(folder, artifacts=written)  # `kvlab artifacts`, then `kvlab handin`: the reference hand-in
     return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 

@@ -1,6 +1,6 @@
-"""The instructor's side: `kvlab artifacts`, `kvlab handin`, the scripts as a student hands them in, the stand-in.
+"""The instructor's side: `kvlab artifacts`, the scripts as a student hands them in, the stand-in.
 
-The artifacts are the lab's expected results (LAB.md), byte for byte what the steps' commands write.
+The artifacts are the lab's expected results (the lab text), byte for byte what the steps' commands write.
 A folder that already holds somebody's different file is never overwritten without --force.
 """
 import json
@@ -14,7 +14,7 @@ from helpers import (BASELINE, CLIFF, CPU_CLIFF, CYCLIC, KVLAB, OFFLOAD, ROOT, S
                      assert_success, python)
 from kvlab import lab, paths, scenario, summarize
 from kvlab.cli import main
-from kvlab.instructor import artifacts, handin
+from kvlab.instructor import artifacts
 
 SCRIPTS = ("kvsim.py", "scenario.py", "summarize.py")
 
@@ -105,24 +105,6 @@ class TestArtifacts:
         assert not (tmp_path / "out").exists()
 
 
-class TestHandin:
-    def test_the_seeds_layout_reference_scripts_and_their_results(self, written, tmp_path):
-        folder = tmp_path / "kvlab"
-        done = handin.handin(folder)
-        assert [path.name for path, _ in done] == [*SCRIPTS, *lab.NAMES, "ttft.jsonl"]
-        for name in SCRIPTS:
-            assert (folder / name).read_bytes() == (KVLAB / name).read_bytes()
-        for name in lab.NAMES:
-            assert (folder / name).read_bytes() == (written[1] / name).read_bytes()
-        assert {status for _, status in handin.handin(folder)} == {"unchanged"}
-
-    def test_a_file_where_the_folder_should_be_is_one_line(self, tmp_path, capsys):
-        (tmp_path / "f").write_text("x")
-        with pytest.raises(SystemExit):
-            main(["handin", str(tmp_path / "f")])
-        assert "is a file, not a folder" in capsys.readouterr().err
-
-
 class TestTheScriptsAlone:
     """Copied alone into an empty folder, with only the standard library (-S), they write the same files."""
 
@@ -160,7 +142,7 @@ def rows():
 
 
 class TestTheStandIn:
-    """LAB.md, "About the measured file": the facts a stand-in must respect."""
+    """The lab text, "About the measured file": the facts a stand-in must respect."""
 
     def ttfts(self, rows, config, name, docs=range(10)):
         return [row["ttft_ms"] for row in rows if row["config"] == config and row["pass"] == name and row["doc"] in docs]

@@ -68,7 +68,7 @@ def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition)
     out, files = edition.out, set(edition.files)
     assert {"README.md", "pyproject.toml", "environment.yml", ".gitignore", "fixtures/README.md",
             "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/digests.json", "kvlab/check/driver.py",
-            "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py"} <= files
+            "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py", "kvlab/handin.py", "kvlab/files.py"} <= files
     assert {f"kvlab/{name}" for name in STUDENT_FILES} <= files
     assert sorted(path.name for path in (out / "notebooks").iterdir()) == \
         sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -76,22 +76,25 @@ def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition)
     for path in files:
         parts = Path(path).parts
         assert "instructor" not in parts and "buggy" not in parts and "__pycache__" not in parts, path
-        assert Path(path).name not in {"make_ttft.py", "grade.py", "handin.py", "sandbox.py", "_runner.py"}, path
+        assert Path(path).name not in {"make_ttft.py", "grade.py", "sandbox.py"}, path
     assert release.forbidden(out) == []
     assert "fixtures/make_ttft.py" not in (out / "fixtures" / "README.md").read_text()
 
 
 def test_no_solution_line_appears_in_any_file(edition):
+    def flat(text):  # comment markers gone, whitespace collapsed (line ends too)
+        return " ".join(text.replace("#", " ").split())
+
     solutions = reference_solution_lines()
     assert len(solutions) > 20  # the scripts' regions at least
     for path in edition.out.rglob("*"):
         if path.is_file() and path.suffix != ".gz":
             text = path.read_text(errors="replace")
-            lines = text.splitlines()
-            if path.suffix == ".ipynb":  # the cells' lines, and the file's lines as JSON strings
-                lines += [line for cell in json.loads(text)["cells"] for line in "".join(cell["source"]).splitlines()]
-                lines += [line.strip().strip('",').replace("\\n", "") for line in lines]
-            assert not solutions & {line.strip() for line in lines}, path
+            texts = [text]
+            if path.suffix == ".ipynb":  # the cells' sources, unescaped
+                texts += ["".join(cell["source"]) for cell in json.loads(text)["cells"]]
+            shown = "\n".join(flat(one) for one in texts)
+            assert [line for line in solutions if flat(line) in shown] == [], path
 
 
 def outside_regions(text):
@@ -138,6 +141,16 @@ def test_the_digests_are_keyed_and_hold_no_readable_answer(edition):
     assert set(data) == {"salt", "digests"} and len(data["salt"]) == 32
     assert all(len(one) == oracle.DIGEST_HEX and int(one, 16) >= 0 for one in data["digests"])
     assert not (edition.out / "kvlab" / "check" / "expected.json").exists()
+
+
+def test_the_student_readme_sets_up_for_root_too_installs_its_tests_and_says_how_to_hand_in(edition):
+    readme = (edition.out / "README.md").read_text()
+    commands = re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)
+    setup = commands[0]
+    assert "pip install -e '.[lab,test]'" in setup  # the test extra has pytest: `python -m pytest` runs
+    assert "jupyter lab --allow-root " in setup     # the course machine's students are root
+    assert any("python -m pytest" in block and "python -m kvlab check" in block for block in commands)
+    assert "**Hand in**" in readme and any("python -m kvlab handin" in block for block in commands)
 
 
 def test_the_student_pyproject_installs_what_the_instructor_one_does():
@@ -222,12 +235,55 @@ def test_the_command_says_what_it_wrote(tmp_path, monkeypatch, capsys):
         f"next: cd {tmp_path} && python3 -m kvlab check\n")
 
 
-def test_leaks_compares_whole_lines_in_every_text_file(tmp_path):
-    (tmp_path / "a.py").write_text("x = 1\n        return list(self._sizes)  \n")
-    (tmp_path / "b.ipynb").write_text('{"cells": [], "x": [\n"        return list(self._sizes)"\n]}')
+LINE = "self._sizes.move_to_end(key)  # forgetting this turns LRU into FIFO"   # a line of kvsim.py's solution
+
+
+@pytest.mark.parametrize("text", [
+    "        self._sizes.move_to_end(key)  # forgetting this turns LRU into FIFO\n",   # the line itself
+    "        # self._sizes.move_to_end(key)\n",                                       # commented out
+    "    # hint: call self._sizes.move_to_end(key) here\n",                           # inside a comment
+    "x = 1; self._sizes.move_to_end(key); y = 2\n",                                   # inside a longer line
+    '"""Call\n   self._sizes.move_to_end(key)   on a hit."""\n',                      # a docstring, other spacing
+    "## forgetting this turns LRU into FIFO!\n",                                     # its comment alone
+])
+def test_leaks_finds_a_solution_line_anywhere_in_a_line(tmp_path, text):
+    (tmp_path / "a.py").write_text("x = 1\n" + text)
+    assert release.leaks(tmp_path, {LINE}) == [f"a.py: {LINE}"]
+
+
+def test_leaks_reads_notebook_cells_and_markdown_through_their_json_escaping(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell('Hint: "call `self._sizes.move_to_end(key)`"\tthen return.'),
+        nbformat.v4.new_code_cell('print("a \\"quoted\\" answer, long enough")')])
+    (tmp_path / "n.ipynb").write_text(nbformat.writes(nb))
+    (tmp_path / "m.json").write_text(json.dumps({"hint": 'say "a \\"quoted\\" answer, long enough" now'}))
     (tmp_path / "c.gz").write_bytes(b"\x1f\x8b\xff")
-    assert release.leaks(tmp_path, {"return list(self._sizes)"}) == \
-        ["a.py: return list(self._sizes)", "b.ipynb: return list(self._sizes)"]
+    quoted = 'print("a \\"quoted\\" answer, long enough")'
+    assert release.leaks(tmp_path, {LINE, quoted, 'a \\"quoted\\" answer, long enough'}) == [
+        'm.json: a \\"quoted\\" answer, long enough',
+        'n.ipynb: a \\"quoted\\" answer, long enough', f"n.ipynb: {quoted}", f"n.ipynb: {LINE}"]
+
+
+def test_leaks_ignores_lines_shorter_than_twenty_characters_and_what_only_resembles_one(tmp_path):
+    (tmp_path / "a.py").write_text("return self.used\n# self._sizes.move_to_end(other)\n")
+    assert release.leaks(tmp_path, {"return self.used", "   #  return self.used   #", LINE}) == []
+
+
+def test_the_real_edition_has_no_leak_and_a_planted_one_is_caught(edition, tmp_path):
+    solutions = release.all_solution_lines()
+    assert release.leaks(edition.out, solutions) == []
+    out = tmp_path / "student"
+    shutil.copytree(edition.out, out)
+    kvsim = out / "kvlab" / "kvsim.py"
+    kvsim.write_text(kvsim.read_text().replace('raise NotImplementedError("step 1 is not written yet: LRUCache.access',
+                                               '# self._sizes.move_to_end(key)\n        raise NotImplementedError('
+                                               '"step 1 is not written yet: LRUCache.access', 1))
+    path = out / "notebooks" / "01_lru_cache.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("*Hint:* call `self._sizes.move_to_end(key)` on a hit."))
+    nbformat.write(nb, path)
+    assert [problem.split(":")[0] for problem in release.leaks(out, solutions)] == \
+        ["kvlab/kvsim.py", "notebooks/01_lru_cache.ipynb"]
 
 
 # The transforms, on small inputs
@@ -274,6 +330,16 @@ def policy():
     raise NotImplementedError("exercise 07 is not written yet: policy in kvlab/cache.py")
 '''
     assert release.stub_source("x = 1\n", "a.py") == "x = 1\n"
+
+
+def test_the_stub_text_is_the_catalogs(monkeypatch):
+    from kvlab.messages import MESSAGES
+    monkeypatch.setitem(MESSAGES, "stub.not-written", 'étape {step} : "{function}" dans kvlab/{file}')
+    monkeypatch.setitem(MESSAGES, "stub.exercise-not-written", "exercice {step} : {function}")
+    student = release.stub_source(SOURCE, "kvlab/cache.py")
+    assert 'raise NotImplementedError("étape 3 : \\"Cache.get\\" dans kvlab/cache.py")' in student
+    assert 'raise NotImplementedError("exercice 07 : policy")' in student
+    compile(student, "cache.py", "exec")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -342,6 +408,16 @@ def test_with_the_reference_the_editions_tests_and_checks_pass(completed, tmp_pa
     assert "8 passed" in result.stdout
     result = python("-S", "-m", "kvlab", "check", cwd=completed, env=out_env(completed, KVLAB_OUT=tmp_path))
     assert result.returncode == 0 and result.stdout.rstrip().endswith("8 of 8 steps OK"), result.stdout
+
+
+def test_the_editions_handin_copies_the_students_files_and_checks_them(completed, tmp_path):
+    artifacts.write(tmp_path / "artifacts", STAND_IN)  # as the notebooks write them
+    env = out_env(completed, KVLAB_OUT=tmp_path / "artifacts")
+    result = python("-S", "-m", "kvlab", "handin", tmp_path / "handin", cwd=completed, env=env)
+    assert result.returncode == 0 and result.stderr == "", result.stdout + result.stderr
+    assert "8 of 8 steps pass" in result.stdout
+    assert (tmp_path / "handin" / "kvsim.py").read_bytes() == (KVLAB / "kvsim.py").read_bytes()
+    assert (tmp_path / "handin" / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
 
 
 def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
 """scenario.py (steps 2, 4, 6 and 7): the passes, the sweeps, and the command line.
 
-The expected results are the ones LAB.md fixes. The command line is tested in-process through
+The expected results are the ones the lab text fixes. The command line is tested in-process through
 main(), comparing the whole stdout (any extra text there breaks the grader); three runs in a
 fresh process prove the same end to end: as a plain script copied alone beside kvsim.py, as a
 module, and one bad argument.
@@ -17,7 +17,7 @@ from kvlab.scenario import cpu_cliff, gpu_cliff, run
 
 
 class TestExpectedResults:
-    """LAB.md, "Expected results": the five simulator artifacts."""
+    """The lab text, "Expected results": the five simulator artifacts."""
 
     def test_cyclic(self):
         assert run(passes=("fwd", "fwd")) == CYCLIC

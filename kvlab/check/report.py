@@ -42,7 +42,9 @@ class Row(NamedTuple):
         return Msg("check.hint-seen", hint=Msg(f"hint.{self.misconception}"), seen=self.seen)
 
     def as_dict(self):
-        return {"rule": self.rule.as_dict(), "rule_id": self.rule_id, "ok": self.ok,
+        hint = self.hint
+        return {"text": str(self.rule), "hint_text": str(hint) if hint is not None else None,
+                "rule": self.rule.as_dict(), "rule_id": self.rule_id, "ok": self.ok,
                 "misconception": self.misconception, "seen": self.seen.as_dict() if self.seen else None,
                 "held": self.held.as_dict() if self.held else None, "skipped": self.skipped}
 
@@ -117,7 +119,7 @@ class Report:
         return Msg("check.rules-ok", ok=sum(row.ok for row in judged), total=len(judged))
 
     def as_dict(self):
-        return {"title": self.title.as_dict(), "passed": self.passed, "note": self.note.as_dict() if self.note else None,
+        return {"title_text": str(self.title), "title": self.title.as_dict(), "passed": self.passed, "note": self.note.as_dict() if self.note else None,
                 "rules": [row.as_dict() for row in self.rows]}
 
     @classmethod

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import lab, paths, scenario, summarize
 from ..errors import UserError
+from ..files import write_files
 
 
 def contents(ttft=None):
@@ -33,34 +34,6 @@ def planned(ttft=None):
     except summarize.InputError as error:
         raise UserError(str(error)) from None
     return files
-
-
-def write_files(folder, files, force=False):
-    """Write {name: bytes} into `folder`: [(path, "wrote" | "unchanged")].
-
-    Refuses, before writing anything, when a file there has other content and not `force`.
-    """
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"{folder} is a file, not a folder")
-    folders = [name for name in files if (folder / name).is_dir()]
-    if folders:
-        raise UserError(f"{folder} has folders named {', '.join(folders)}; nothing was written")
-    differ = [name for name, data in files.items()
-              if (folder / name).is_file() and (folder / name).read_bytes() != data]
-    if differ and not force:
-        raise UserError(f"{folder} already has {', '.join(differ)} with other content; nothing was written "
-                        "(--force overwrites them)")
-    folder.mkdir(parents=True, exist_ok=True)
-    done = []
-    for name, data in files.items():
-        path = folder / name
-        if path.is_file() and path.read_bytes() == data:
-            done.append((path, "unchanged"))
-        else:
-            summarize.write_atomically(path, data)
-            done.append((path, "wrote"))
-    return done
 
 
 def write(out=None, ttft=None, force=False):

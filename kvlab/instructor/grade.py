@@ -441,11 +441,6 @@ def source_digest(isolation):
     return digest.hexdigest()
 
 
-def grade_folder(folder, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True):
-    """Grade one hand-in folder: a Grade with one Report per step of the lab (1 to 8)."""
-    return Batch(Options(seed, timeout, isolation)).grade(folder)
-
-
 # --- many folders -------------------------------------------------------------------------------------
 
 def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None):

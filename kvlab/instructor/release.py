@@ -19,13 +19,14 @@ from typing import NamedTuple
 
 from .. import paths
 from ..errors import UserError
+from ..i18n import t
 
 REPO = paths.REPO
 PACKAGE = REPO / "kvlab"
 TEMPLATES = Path(__file__).resolve().parent / "student"   # copied to OUT under the same paths
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}          # never copied, wherever they are
-MIN_LEAK = 20           # a solution line this long (stripped) must not appear anywhere in the edition
-NEVER = {"make_ttft.py", "grade.py", "sandbox.py", "handin.py", "_runner.py"}   # instructor-only file names
+MIN_LEAK = 20           # a solution line this long (normalize()d) must not appear anywhere in the edition
+NEVER = {"make_ttft.py", "grade.py", "sandbox.py"}   # instructor-only file names
 
 # Markers are whole comment lines, as in nbgrader and otter: BEGIN SOLUTION opens a region (an
 # optional flag "..." makes its stub `...`), END SOLUTION closes it; regions do not nest.
@@ -113,7 +114,8 @@ def _functions(tree):
 def stub_source(text, filename):
     """A .py file's student edition: each solution region becomes one stub line at its indentation.
 
-    The stub is `raise NotImplementedError("step N is not written yet: QUALNAME in kvlab/FILE")`, N taken
+    The stub is `raise NotImplementedError("step N is not written yet: QUALNAME in kvlab/FILE")` (the
+    catalog's stub.not-written, or stub.exercise-not-written), N taken
     from the nearest `# Step N:` (or `# Exercise NN:`) comment above the region in the same function;
     or `...` when the BEGIN line carries that flag. Everything outside the regions stays as it is.
     """
@@ -135,8 +137,9 @@ def stub_source(text, filename):
         for line in reversed(lines[first - 1:begin]):
             step = STEP.match(line.strip())
             if step:
-                what, where = f"{step.group(1).lower()} {step.group(2)}", f"{qualname} in kvlab/{Path(filename).name}"
-                return [f'raise NotImplementedError("{what} is not written yet: {where}")']
+                message = "stub.exercise-not-written" if step.group(1) == "Exercise" else "stub.not-written"
+                text = t(message, step=step.group(2), function=qualname, file=Path(filename).name)
+                return [f"raise NotImplementedError({json.dumps(text, ensure_ascii=False)})"]
         raise MarkerError(f"{filename}, line {begin + 1}: no `# Step N:` comment above this region in {qualname}")
 
     return _replace(text, filename, stub)
@@ -390,6 +393,57 @@ def digests_file(answers, salt=None):
 
 def leaks(out, solutions):
     """["path: line"] for each file of `out` holding a solution line (whole lines, as the reviewers compare)."""
+_SPACE = re.compile(r"[ \t\r\f\v]+")
+_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def normalize(text):
+    """`text` as the leak scan compares it: comment markers (#) gone, each line's whitespace collapsed."""
+    return "\n".join(_SPACE.sub(" ", line).strip() for line in text.replace("#", " ").splitlines())
+
+
+def _unescape(match):
+    """One JSON string escape decoded (a notebook's cell sources are JSON strings)."""
+    code = match.group(1)
+    if code[0] == "u":
+        return chr(int(code[1:], 16))
+    return {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(code, code)
+
+
+def _texts(path, text):
+    """The texts a file shows: itself, with its JSON string escapes decoded, and each string of a JSON file."""
+    texts = [text, _ESCAPE.sub(_unescape, text)]
+    if path.suffix in (".json", ".ipynb"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return texts
+        stack = [data]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, dict):
+                stack += item.values()
+            elif isinstance(item, list):
+                if item and all(isinstance(part, str) for part in item):
+                    texts.append("".join(item))  # a cell's source, stored as a list of lines
+                stack += item
+    return texts
+
+
+def leaks(out, solutions, min_length=MIN_LEAK):
+    """["path: line"] for each file of `out` that holds a solution line anywhere in its text.
+
+    Each line of `solutions` (and the code and the comment of a line `code  # comment` apart) is
+    compared as normalize() leaves it, and found as a substring: commented out, inside a comment, a
+    docstring or a longer line, or in a JSON string (a notebook cell) all count.
+    """
+    wanted = {}  # line: the texts that give it away, the whole line and its code and its comment apart
+    for line in sorted(solutions):
+        parts = {normalize(part).replace("\n", " ") for part in (line, *line.split("#"))}
+        if any(len(part) >= min_length for part in parts):
+            wanted[line] = [part for part in parts if len(part) >= min_length]
     found = []
     for path in sorted(Path(out).rglob("*")):
         if not path.is_file():
@@ -398,12 +452,9 @@ def leaks(out, solutions):
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue  # binary (the gzipped traces)
-        lines = text.splitlines()
-        if path.suffix == ".ipynb":
-            lines += [line for cell in json.loads(text)["cells"] for line in "".join(cell["source"]).splitlines()]
-        as_json = {line.strip().strip('",').replace("\\n", "").strip() for line in lines}  # a line of a JSON string
-        seen = {line.strip() for line in lines} | as_json
-        found += [f"{path.relative_to(out).as_posix()}: {line[:70]}" for line in sorted(seen & solutions)]
+        haystack = "\n".join(normalize(one) for one in _texts(path, text))
+        found += [f"{path.relative_to(out).as_posix()}: {line[:70]}"
+                  for line, parts in wanted.items() if any(part in haystack for part in parts)]
     return found
 
 

@@ -332,13 +332,6 @@ def snapshot(folder, dest):
     return _take(folder, write)
 
 
-def read_folder(folder):
-    """{name: bytes} of the files snapshot() would copy, read the same careful way (nothing is written)."""
-    files = {}
-    _take(folder, files.__setitem__)
-    return files
-
-
 def flag_items(flags):
     """(flag, [file names]) for what snapshot() refused or noticed, e.g. ("shadows-stdlib", ["json.py"])."""
     for name in ("symlinks", "compiled", "too_big", "unreadable", "shadows_stdlib"):

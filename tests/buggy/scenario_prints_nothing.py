@@ -16,7 +16,7 @@ try:
 except ImportError:  # run as a script, or copied alone beside kvsim.py
     from kvsim import LRUCache, TwoTierCache  # noqa: F401 (LRUCache: the student's step 2)
 
-# The lab's defaults (LAB.md, step 2). The lab text gives 21,520 tokens of GPU KV cache and
+# The lab's defaults (the lab text, step 2). The lab text gives 21,520 tokens of GPU KV cache and
 # 5,011-token documents as the defaults and says nothing more about where they come from. What
 # follows from them: 21,520 // 5,011 = 4 documents fit in the GPU, and ten documents need 50,110.
 GPU, CPU, DOCS, TOKENS, PASSES = 21520, 0, 10, 5011, ("fwd", "fwd", "rev")

@@ -82,7 +82,7 @@ def iter_records(path):
                 raise InputError(f"{path}, line {number}: not UTF-8 text ({error.reason})") from None
             # Step 8: skip a line that is empty or holds only whitespace; the lab's files have some.
             # BEGIN SOLUTION ...
-            if not line.strip():  # empty, or only spaces and tabs
+            if line.strip() == "":  # empty, or only spaces and tabs
                 continue
             # END SOLUTION
             try:

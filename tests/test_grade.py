@@ -626,7 +626,7 @@ class TestCommand:
         document = json.loads(out)
         assert (document["isolated"], document["interrupted"], document["passed"]) == (False, False, False)
         assert [(folder["score"], folder["isolated"]) for folder in document["folders"]] == [(8, False), (7, False)]
-        assert set(document["folders"][1]["steps"]["8"]) == {"title", "passed", "note", "rules"}
+        assert set(document["folders"][1]["steps"]["8"]) == {"title", "title_text", "passed", "note", "rules"}
         rows = list(csv.reader(gradebook.open()))
         assert [row[9:11] for row in rows[1:]] == [["8", "8"], ["7", "8"]]
         assert all(row[11].endswith("NOT ISOLATED") for row in rows[1:])

@@ -415,7 +415,7 @@ def test_the_editions_handin_copies_the_students_files_and_checks_them(completed
     env = out_env(completed, KVLAB_OUT=tmp_path / "artifacts")
     result = python("-S", "-m", "kvlab", "handin", tmp_path / "handin", cwd=completed, env=env)
     assert result.returncode == 0 and result.stderr == "", result.stdout + result.stderr
-    assert "8 of 8 steps pass" in result.stdout
+    assert "8 of 8 steps OK" in result.stdout
     assert (tmp_path / "handin" / "kvsim.py").read_bytes() == (KVLAB / "kvsim.py").read_bytes()
     assert (tmp_path / "handin" / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
 

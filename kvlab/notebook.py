@@ -847,9 +847,7 @@ class Text:
         self.message_id = message_id
 
     def _repr_markdown_(self):
-        if self.message_id is None:
-            return self.markdown
-        return self.markdown, {"kvlab": {"msg": self.message_id}}
+        return self.markdown
 
     def __repr__(self):
         return self.text
@@ -898,7 +896,8 @@ def _display(value):
     if _shell() is None:
         print(repr(value))
         return
-    display(value)
+    message_id = getattr(value, "message_id", None)
+    display(value, metadata={"kvlab": {"msg": message_id}} if message_id else None)
 
 
 def describe_source(path):

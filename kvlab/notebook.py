@@ -287,8 +287,8 @@ _session = _Session()
 class Line:
     """A message of the catalog shown as one line in a cell's output, with its id kept as data."""
 
-    def __init__(self, message_id, /, failed=False, **params):
-        self.id, self.params, self.failed = message_id, params, failed
+    def __init__(self, message_id, /, failed=False, markdown=False, **params):
+        self.id, self.params, self.failed, self.markdown = message_id, params, failed, markdown
 
     def __str__(self):
         return t(self.id, **self.params)
@@ -374,6 +374,9 @@ def show_line(line):
     if _shell() is None:
         print(text, file=sys.stderr)
         return
+    if line.markdown:  # a step to finish first: Markdown, as require() shows it
+        _display(Text(text, message_id=line.id))
+        return
     meta = {"kvlab": {"msg": line.id, **({"failed": True} if line.failed else {})}}
     display({"text/plain": text, "application/vnd.jupyter.stderr": text + "\n"}, raw=True, metadata=meta)
 
@@ -403,6 +406,8 @@ def _line_for(etype, value, tb):
     in_student = innermost is not None and Path(innermost[0].f_code.co_filename).resolve() in _student_files()
     if issubclass(etype, NotImplementedError) and in_student:
         return Line("notebook.not-written", stub=str(value))
+    if issubclass(etype, NotReady):
+        return value.line
     if issubclass(etype, StudentFileError):
         return Line("notebook.student-file", failure=str(value), failed=True)
     if issubclass(etype, NameError) and getattr(value, "name", None) in _session.stopped:
@@ -431,6 +436,8 @@ def _short(reason):
     if isinstance(reason, Line) and reason.id == "notebook.student-crash":
         return Line("notebook.stopped-code", error=reason.params["error"], file=reason.params["file"])
     if isinstance(reason, Line) and reason.id == "notebook.not-written":
+        return reason.params["stub"]
+    if isinstance(reason, Line) and reason.id.startswith("notebook.finish-"):
         return reason.params["stub"]
     return reason
 
@@ -617,6 +624,38 @@ def require(step, exercise=False):
         if message is not None:
             say("notebook.finish-exercise-first", stub=message)
             return False
+    return True
+
+
+class NotReady(Exception):
+    """Raised by needs(): a cell that needs code not written yet; shown as one line, the cell counts as run."""
+
+    def __init__(self, line):
+        super().__init__(str(line))
+        self.line = line
+
+    def _render_traceback_(self):
+        return [str(self.line)]
+
+
+def needs(step=None, exercise=False, written=None):
+    """Stop the cell, in one line, unless its code is there: the steps before `step`, notebook 07's exercise,
+    and step `written` itself. A cell that shows a lab result starts with this, so that nothing it would
+    show appears before the student's own code computes it. Returns True.
+    """
+    found = not_written(step) if step is not None else None
+    if found is not None:
+        earlier, message = found
+        raise NotReady(Line("notebook.finish-step-first", step=earlier, notebook=NOTEBOOK_OF_STEP.get(earlier, "?"),
+                            stub=message, markdown=True))
+    if exercise:
+        message = _probe(EXERCISE_PROBE)
+        if message is not None:
+            raise NotReady(Line("notebook.finish-exercise-first", stub=message, markdown=True))
+    if written is not None:
+        message = _probe(PROBES[written])
+        if message is not None:
+            raise NotReady(Line("notebook.finish-this-step", step=written, stub=message, markdown=True))
     return True
 
 

@@ -85,6 +85,9 @@ MESSAGES = {
     "notebook.run-none": "no notebooks to run (none named NN_topic.ipynb in {folder})",
 
     # the notebooks' computed prose: nb.<notebook>.<name>
+    "nb.00.not-installed": "not installed",
+    "nb.00.kvlab-from": "kvlab from {folder}",
+    "nb.00.artifacts-folder": "artifacts folder: {folder}",
     "nb.01.predict-one-pass": "**Predict first:** the GPU holds {gpu:,} tokens and each document takes {tokens:,}. After reading documents 0 … {last} once, in order, which documents are left in the cache?",
     "nb.01.one-pass-holds": "after one pass the cache holds {keys} (oldest first), using {used:,} of {gpu:,} tokens",
     "nb.01.answer-one-pass": "**Answer.** {gpu:,} // {tokens:,} = {fit} whole documents fit, so the cache keeps the last {kept} read: {docs}. Each miss evicted the oldest entry to make room. The next notebook reads the documents again in the same order, starting with document 0, which left long ago.",
@@ -159,6 +162,8 @@ MESSAGES = {
     "nb.06.answer-split": "**Answer.** Yes, document for document: the requests your simulator serves from the GPU were the fastest in both configs, those it loads from the CPU came next in lmcache, and the baseline, with no CPU tier, recomputed them.",
     "nb.06.answer-split-stand-in": "**Answer.** Yes, document for document: the requests your simulator serves from the GPU were the fastest in both configs, those it loads from the CPU came next in lmcache, and the baseline, with no CPU tier, recomputed them. (On the stand-in, by construction.)",
     "nb.06.answer-no-split": "**Answer.** Not with this file. {why}",
+    "nb.06.requests": ("{n} request",
+        "{n} requests"),
     "nb.07.workload": "the lab's workload: {docs} documents × {tokens:,} tokens = {total:,} tokens, read fwd then fwd: {reads} reads",
     "nb.07.your-steps": "your `LRUCache` at {count} capacities; capacity -> hits from there on: {changes}",
     "nb.07.curve-agrees": "The one-pass curve and your `LRUCache` agree at all {count} capacities.",

@@ -109,7 +109,7 @@ def load(name):
     """
     qualified = f"kvlab.{name}"
     if name in _broken and _stamp(name) != _stamps.get(name):
-        reload_changed(report=_report_line)
+        reload_changed(report=lambda text: None)  # a failure is raised below, as one line
     failure = _failure_of(name)
     if failure:
         raise StudentFileError(failure)
@@ -239,18 +239,28 @@ def _definitions(filename):
 def step_at(filename, line):
     """The step whose code holds `line` of a student file: ("step", N), ("exercise", 7), or None.
 
-    The nearest step comment above the line in its innermost def; else the first one of that def, then
-    of its class (a dunder like __repr__ belongs to its class's step).
+    The nearest step comment above the line in its innermost def (a comment naming two steps, "Step 2
+    (and step 6)", gives the one this notebook is about); else the first one of that def, then of its
+    class (a dunder like __repr__ belongs to its class's step).
     """
     around = sorted((first, last, name) for first, last, name in _definitions(filename) if first <= line <= last)
     for first, last, _ in reversed(around):
-        above = steps_of_lines(filename, first, line)
-        if above:
-            return above[-1]
+        for number in range(line, first - 1, -1):
+            if steps_of_lines(filename, number, number):  # the nearest; its whole comment block names the steps
+                top, bottom = number, number
+                while top > first and _is_comment(filename, top - 1):
+                    top -= 1
+                while bottom < line and _is_comment(filename, bottom + 1):
+                    bottom += 1
+                return _choose(steps_of_lines(filename, top, bottom))
         anywhere = steps_of_lines(filename, first, last)
         if anywhere:
-            return anywhere[0]
+            return _choose(anywhere)
     return None
+
+
+def _is_comment(filename, number):
+    return linecache.getline(str(filename), number).strip().startswith("#")
 
 
 def steps_of(module_name, attribute):
@@ -278,6 +288,7 @@ class _Session:
         self.made_by = {}     # name -> the ("step", N) whose code a cell called to compute it
         self.skipped = set()  # ids of exceptions shown as one line; their cells count as run
         self.step = None      # the notebook's step (setup(step=N)); None outside a step notebook
+        self.reported = set() # lines reload_changed showed before this cell ran (not shown twice)
         self.steps = ()       # the steps this notebook covers (notebook 02: 2 and 3)
 
 
@@ -325,7 +336,7 @@ def setup(*names, step=None):
         except StudentFileError as error:
             failures.append(str(error))
     for line in dict.fromkeys(failures):  # scenario.py fails too when kvsim.py does: say it once
-        print(line, file=sys.stderr)
+        show_line(Line("notebook.student-file", failed=True, failure=line))
     if step is not None:
         require(step)
     return tuple(StudentModule(name) for name in names)
@@ -339,13 +350,15 @@ def _shell():
     return get_ipython()
 
 
-def _report_line(text):
-    print(text, file=sys.stderr)
-
-
 def _pre_run_cell(info):
     _session.cell = info.raw_cell or ""
-    reload_changed(report=_report_line)
+    _session.reported = set()
+
+    def report(text):
+        _session.reported.add(text)
+        show_line(Line("notebook.student-file", failed=True, failure=text))
+
+    reload_changed(report=report)
 
 
 def _post_run_cell(result):
@@ -391,7 +404,8 @@ def _one_line(shell, etype, value, tb, tb_offset=None):
     if line is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
         return None
-    show_line(line)
+    if str(line) not in _session.reported:  # a file that failed to reload was just reported: once is enough
+        show_line(line)
     reason = line if line.id != "notebook.name-stopped" else _session.stopped[value.name]
     for name in _bound_names(_session.cell):
         _session.stopped[name] = reason
@@ -567,7 +581,7 @@ def _probe_summarize(kvsim, scenario, summarize):
 
 def _probe_exercise(kvsim, scenario, summarize):
     policies = StudentModule("policies")
-    for cache in (policies.MRUCache(8), policies.FIFOCache(8)):
+    for cache in (policies.FIFOCache(8), policies.MRUCache(8)):  # the shared Cache._admit first
         cache.access("a", 4), cache.access("b", 4), cache.access("c", 4), cache.access("c", 4)
 
 

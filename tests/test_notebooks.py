@@ -86,27 +86,99 @@ def test_step_notebook_has_one_parameters_cell_at_the_lab_defaults_checked_next(
     assert "notebook.check_parameters(" in after.source, "bad parameters are turned into one line right away"
 
 
+EVIDENCE = re.compile(r'\(evidence: the output under "([^"]+)"(?: and "([^"]+)")?')
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
-    """solution/instructor only on answer and assert cells; a prediction before each answer; asserts only for instructors."""
+    """solution/instructor only on answer and assert cells; a prediction before each answer; asserts only for instructors.
+
+    Each solution follows a Markdown cell tagged `answer`: a sentence to finish that names the heading of the
+    output holding the evidence. No code cell asks for prose (`# Answer:`).
+    """
     nb = read(path)
+    headings = [line.lstrip("#").strip() for cell in nb.cells if cell.cell_type == "markdown"
+                for line in cell.source.splitlines() if line.startswith("#")]
     waiting = False  # a "Your prediction" cell not yet answered
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         marks = set(tags(cell))
         assert not marks & {"solution", "instructor"} or not marks & {"setup", "parameters"}, cell.source
         if cell.cell_type == "markdown" and cell.source.strip() == "**Your prediction:**":
             assert not marks
             waiting = True
+        if "answer" in marks:
+            assert cell.cell_type == "markdown" and marks == {"answer"}, cell.source
+            assert cell.source.startswith("**Your answer:** ") and "…" in cell.source, cell.source
+            named = EVIDENCE.search(cell.source)
+            assert named, f"{path.name}: the answer cell names no evidence:\n{cell.source}"
+            for heading in filter(None, named.groups()):
+                assert any(found.startswith(heading) for found in headings), f"{path.name}: no heading {heading!r}"
+            assert "solution" in set(tags(nb.cells[index + 1])), f"{path.name}: an answer cell without its solution"
         if "solution" in marks:
             assert waiting, f"{path.name}: an answer without a prediction before it:\n{cell.source}"
+            assert "answer" in tags(nb.cells[index - 1]), f"{path.name}: a solution without an answer cell before it"
             waiting = False
-            if cell.cell_type == "code":
-                assert cell.source.splitlines()[0].startswith("# Answer"), "the student edition keeps this prompt"
+        if cell.cell_type == "code":
+            assert not cell.source.startswith("# Answer"), f"{path.name}: a code cell for prose:\n{cell.source}"
         if "instructor" in marks:
             assert cell.cell_type == "code" and not checked(cell), cell.source
         elif cell.cell_type == "code":
             asserts = [node for node in ast.walk(ast.parse(cell.source)) if isinstance(node, ast.Assert)]
             assert not asserts, f"{path.name}: an assert outside an instructor cell:\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_student_edition_keeps_the_answer_cells_and_drops_the_solutions(path):
+    from kvlab.instructor import release
+
+    nb = read(path)
+    student = release.student_notebook(nb, path.name)
+    answers = [cell.source for cell in nb.cells if "answer" in tags(cell)]
+    assert [cell.source for cell in student.cells if "answer" in tags(cell)] == answers
+    assert not any("solution" in tags(cell) or cell.source.startswith(("# Answer", "# The computed answer"))
+                   for cell in student.cells)
+    assert len(student.cells) == len([cell for cell in nb.cells if not {"solution", "instructor"} & set(tags(cell))])
+
+
+# Prose a student can see comes from the catalog: no words in a string handed to notebook.md or print in a cell
+# (a row of numbers is layout, not prose).
+PRINTED = re.compile(r"""(?:notebook\.md|print)\(f?("[^"]*"|'[^']*')""")
+
+
+def prose(literal):
+    return re.search(r"[A-Za-z]{2,}", re.sub(r"\{[^}]*\}", "", literal))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_computed_prose_comes_from_the_catalog(path):
+    from kvlab.i18n import placeholders, source
+
+    for cell in code_cells(read(path)):
+        assert "notebook.md(" not in cell.source, f"{path.name}: computed prose goes through notebook.say:\n{cell.source}"
+        words = [literal for literal in PRINTED.findall(cell.source) if prose(literal)]
+        assert not words, f"{path.name}: prose not from the catalog: {words}"
+        for message_id, params in re.findall(r'notebook\.say\("([\w.-]+)"(.*?)\)$', cell.source, re.MULTILINE | re.DOTALL):
+            source(message_id)  # KeyError: not in kvlab/messages.py
+
+
+def test_the_notebooks_messages_are_whole_and_in_their_section():
+    from kvlab.i18n import placeholders
+    from kvlab.messages import MESSAGES
+
+    text = (ROOT / "kvlab" / "messages.py").read_text()
+    section = text[text.index("# --- notebooks:"):text.index("# --- the student's commands")]
+    used = set()
+    for path in NOTEBOOKS:
+        used |= set(re.findall(r'"((?:nb|notebook)\.[\w.-]+)"', "".join(cell.source for cell in read(path).cells)))
+    used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "notebook.py").read_text()))
+    used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "nbrun.py").read_text()))
+    ours = {message_id for message_id in MESSAGES if message_id.startswith(("nb.", "notebook."))}
+    assert used - {"notebook.finish-"} <= ours, used - ours  # (a prefix the code tests for)
+    for message_id in ours:
+        assert f'"{message_id}":' in section, f"{message_id} is outside the notebooks' section"
+        value = MESSAGES[message_id]
+        if isinstance(value, tuple):  # (one, other), chosen by n
+            assert len(value) == 2 and placeholders(value[0]) <= placeholders(value[1]) | {"n"}, message_id
 
 
 def run_papermill(name, tmp_path, monkeypatch, **parameters):
@@ -168,32 +240,67 @@ def stubbed_kvlab(folder):
     return reference
 
 
-def test_a_step_not_written_yet_is_one_line_run_all_goes_on_and_a_saved_file_is_reloaded(tmp_path):
+def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line_and_run_all_goes_on(tmp_path):
+    """One kernel, a scratch copy of kvlab: every way a student's code stops a cell is one line, never an error output."""
     reference = stubbed_kvlab(tmp_path)
-    kvsim = tmp_path / "kvlab" / "kvsim.py"
+    kvsim, scenario = tmp_path / "kvlab" / "kvsim.py", tmp_path / "kvlab" / "scenario.py"
+    run_source = scenario.read_text()
+    crash_line = run_source[:run_source.index("results.append(counts)")].count("\n") + 1
+    crashing = run_source.replace("results.append(counts)", "results.append(counts[5])")
+    as_text = run_source.replace('return {"passes": results}', 'return json.dumps({"passes": results})')
+    no_property = reference.replace("    @property\n    def used", "    def used")
+    repr_line = no_property[:no_property.index('return f"LRUCache(capacity=')].count("\n") + 1
+    run = "result = scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))"
     cells = [
-        "from kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
-        "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",
-        "print(hit)",
-        f"from pathlib import Path\nPath({str(kvsim)!r}).write_text({reference!r})",
-        "cache = kvsim.LRUCache(10)\nprint(cache.access('a', 4), cache.access('a', 4))",
+        "from pathlib import Path\nfrom kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
+        "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",                        # 2: the stub
+        "print(hit)",                                                                    # 3: what it did not define
+        f"Path({str(kvsim)!r}).write_text({reference!r})",
+        "cache = kvsim.LRUCache(10)\nprint(cache.access('a', 4), cache.access('a', 4))",  # 5: reloaded on save
+        f"Path({str(scenario)!r}).write_text({crashing!r})",
+        run,                                                                             # 7: a crash in run()
+        "print(result)",                                                                 # 8: which step to fix
+        f"Path({str(scenario)!r}).write_text({as_text!r})",
+        run,                                                                             # 10: JSON text, no error
+        "print(result['passes'][1]['gpu_hits'])",                                        # 11: the bad value
+        "The third pass hits 9, 8, 7 and 6 because they were read last.",                # 12: prose in a code cell
         f"Path({str(kvsim)!r}).write_text('def broken(:\\n')",
-        "print(scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))['passes'][1]['gpu_hits'])",
+        run,                                                                             # 14: kvsim.py does not compile
+        "cache = kvsim.LRUCache(3)",                                                     # 15: still broken
+        f"Path({str(kvsim)!r}).write_text({no_property!r})",
+        "print(kvsim.LRUCache(3))",                                                      # 17: `used` a method
+        "print('Run All went on')",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "t.ipynb")
     env = nbrun.kernel_env()
     env["PYTHONPATH"] = str(tmp_path)  # this copy of kvlab, not the repository's
-    done = nbrun.execute(tmp_path / "t.ipynb", env)  # raises NotebookError if a cell failed
-    shown = [[(output.get("name"), text_of(output).strip()) for output in cell.outputs] for cell in done.cells]
-    assert shown[0] == [(None, "**Finish step 1 first** (notebook 01): LRUCache.access in kvlab/kvsim.py is not written yet.")]
-    assert shown[1] == [("stderr", "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py")]
-    assert shown[2] == [("stderr", "hit is not defined: an earlier cell stopped "
-                                   "(step 1 is not written yet: LRUCache.access in kvlab/kvsim.py)")]
-    assert shown[4] == [("stdout", "False True")]  # the saved file, reloaded before the cell ran
-    assert sorted(shown[6]) == [("stderr", "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax "
-                                           "(not reloaded: the cells still use the version before)"), ("stdout", "2")]
+    done = nbrun.execute(tmp_path / "t.ipynb", env)
+    shown = {index + 1: [text_of(output).strip() for output in cell.outputs] for index, cell in enumerate(done.notebook.cells)}
+    assert not any(output.output_type == "error" for cell in done.notebook.cells for output in cell.outputs)
+    stub = "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py"
+    assert shown[1] == [f"**Finish step 1 first** (notebook 01): {stub}"]
+    assert shown[2] == [stub]
+    assert shown[3] == [f"hit is not defined: an earlier cell stopped ({stub})"]
+    assert shown[5] == ["False True"]
+    assert shown[7] == [f"kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"]
+    assert shown[8] == ["result is not defined: an earlier cell stopped (your step 2 code raised KeyError: 5; "
+                        "fix step 2 and run check.step(2))"]
+    assert shown[10] == []
+    assert len(shown[11]) == 1 and shown[11][0].startswith("this cell stopped (TypeError: string indices must be ")
+    assert shown[11][0].endswith("): it uses what your step 2 code returned; run check.step(2)")
+    assert shown[12] == ["this cell is not valid Python (SyntaxError: invalid syntax, line 1), so it did not run; "
+                         "an answer in words belongs in a Markdown cell"]
+    broken = "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax (the cells cannot use this file until it imports)"
+    assert shown[14] == [broken] and shown[15] == [broken]  # never quietly the version before
+    assert len(shown[17]) == 1 and shown[17][0].startswith(f"kvlab/kvsim.py, line {repr_line}, in __repr__: RecursionError")
+    assert shown[18] == ["Run All went on"]
+    ids = [output.get("metadata", {}).get("kvlab", {}).get("msg") for output in done.notebook.cells[6].outputs]
+    assert ids == ["notebook.student-crash"]
+    assert [line.split(": ")[1] for line in done.failures] == [  # what kvlab notebooks counts as failed
+        f"cell {number} failed" for number in (7, 11, 12, 14, 15, 17)]
+    assert done.failures[0] == f"t.ipynb: cell 7 failed: kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"
 
 
 def test_check_parameters_turns_each_bad_value_into_one_line():

@@ -222,7 +222,7 @@ def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_hold
     assert "document 1) took 2,400.0 ms" in outputs and "a warm-up, not a group" in outputs
     assert "In lmcache's reverse pass (backwards) the simulator predicts 4 GPU hits (documents 10, 9, 8, 7" in outputs
     assert "the measurement splits 4 + 6, document for document" in outputs
-    assert "not written: these parameters are not the lab's, and measured.json and ttft.jsonl" in outputs
+    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in outputs
     assert not (tmp_path / "out" / "measured.json").exists()
 
 
@@ -321,17 +321,26 @@ def test_check_parameters_turns_each_bad_value_into_one_line():
         assert error.value._render_traceback_() == [f"ParameterError: {messages[name]}"]
 
 
-def test_artifacts_are_written_whole_at_the_lab_defaults_only(tmp_path, monkeypatch, capsys):
+def test_artifacts_are_written_whole_at_the_lab_defaults_only_and_never_over_a_students_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("KVLAB_OUT", str(tmp_path))
+    monkeypatch.delenv("KVLAB_FORCE", raising=False)
     notebook.save_artifacts({"cliff.json": "{}\n"}, lab_defaults=False)
     assert list(tmp_path.iterdir()) == []
     notebook.save_artifacts({"cliff.json": "{}\n", "ttft.jsonl": b"x\n"}, lab_defaults=True)
     assert (tmp_path / "cliff.json").read_text() == "{}\n" and (tmp_path / "ttft.jsonl").read_bytes() == b"x\n"
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["cliff.json", "ttft.jsonl"]  # no temporary left
-    assert capsys.readouterr().out.splitlines() == [
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".kvlab-written.json", "cliff.json", "ttft.jsonl"]
+    (tmp_path / "cliff.json").write_text('{"21520": 0}\n')  # the student's own file
+    notebook.save_artifacts({"cliff.json": "{}\n", "ttft.jsonl": b"y\n"}, lab_defaults=True)
+    assert (tmp_path / "cliff.json").read_text() == '{"21520": 0}\n' and (tmp_path / "ttft.jsonl").read_bytes() == b"y\n"
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
         "not written: these parameters are not the lab's, and cliff.json holds the lab's results "
         "(run with the default parameters to write it)",
-        "wrote cliff.json and ttft.jsonl in the artifacts folder"]
+        "wrote cliff.json, ttft.jsonl in the artifacts folder",
+        "wrote ttft.jsonl in the artifacts folder"]
+    assert captured.err.splitlines() == [
+        f"not written: {tmp_path / 'cliff.json'} holds something else than what kvlab last wrote there, so it was "
+        "left alone (KVLAB_FORCE=1, or `kvlab notebooks --force`, replaces it)"]
 
 
 def test_computed_prose_has_the_same_plain_text_and_the_bound_names_of_a_cell_are_found():
@@ -354,17 +363,84 @@ def test_capacity_helpers():
     assert capacities == sorted(set(capacities)) and {0, 50109, 50110} <= set(capacities)
 
 
-def test_kvlab_notebooks_names_the_failing_notebook_and_cell(tmp_path, capsys):
+def test_kvlab_notebooks_runs_every_cell_writes_the_copy_and_names_each_failing_cell(tmp_path, capsys):
     from kvlab import cli
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# broken"),
                                          nbformat.v4.new_code_cell("x = 1"),
-                                         nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'")])
+                                         nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
+                                         nbformat.v4.new_code_cell("print('after', x)"),
+                                         nbformat.v4.new_code_cell("1 / 0")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "99_broken.ipynb")
     with pytest.raises(SystemExit) as failure:
         cli.main(["notebooks", "--out", str(tmp_path / "out"), str(tmp_path / "99_broken.ipynb")])
     assert failure.value.code == 2
-    assert capsys.readouterr().err == "kvlab notebooks: error: 99_broken.ipynb: cell 3 failed: AssertionError: x is not 2\n"
+    copies = tmp_path / "out" / "notebooks"
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["99_broken.ipynb: cell 3 failed: AssertionError: x is not 2",
+                                    "99_broken.ipynb: cell 5 failed: ZeroDivisionError: division by zero"]
+    assert err == f"kvlab notebooks: error: 2 cells failed; the executed copies, failing cells included, are in {copies}\n"
+    executed = read(copies / "99_broken.ipynb")  # written, failing cells included
+    assert [output.output_type for output in executed.cells[2].outputs] == ["error"]
+    assert text_of(executed.cells[3].outputs[0]) == "after 1\n"
+
+
+class FakeRun:
+    """nbrun.execute without a kernel: a notebook whose one cell printed `text`."""
+
+    def __init__(self, text, failures=()):
+        self.text, self.failures = text, list(failures)
+
+    def __call__(self, path, env=None, timeout=300):
+        cell = nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text=self.text)])
+        return nbrun.Run(nbformat.v4.new_notebook(cells=[cell]), self.failures, 0.1)
+
+
+def test_kvlab_notebooks_never_replaces_a_different_copy_unless_forced(tmp_path, monkeypatch):
+    source = tmp_path / "01_x.ipynb"
+    source.write_text("{}")
+    copy = tmp_path / "out" / "notebooks" / "01_x.ipynb"
+    lines = []
+    monkeypatch.setattr(nbrun, "execute", FakeRun("first\n"))
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    monkeypatch.setattr(nbrun, "execute", FakeRun("second\n"))  # what kvlab wrote last: replaced freely
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert "second" in copy.read_text()
+    copy.write_text("my own notes")  # no longer what kvlab wrote: left alone, in one line
+    with pytest.raises(nbrun.NotebookError, match="1 cell failed"):
+        nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert copy.read_text() == "my own notes"
+    assert lines[-1] == (f"not written: {copy} holds something else than what kvlab last wrote there, so it was "
+                         "left alone (--force replaces it)")
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1, force=True)
+    assert "second" in copy.read_text()
+    assert sorted(path.name for path in copy.parent.iterdir()) == [".kvlab-written.json", "01_x.ipynb"]
+    monkeypatch.setattr(nbrun, "execute", FakeRun("x\n", ["01_x.ipynb: cell 1 failed: KeyError: 5"]))
+    with pytest.raises(nbrun.NotebookError, match="1 cell failed"):  # a failing notebook is still written
+        nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert '"x\\n"' in copy.read_text() and lines[-1] == "01_x.ipynb: cell 1 failed: KeyError: 5"
+    assert nbrun.kernel_env(tmp_path, force=True)["KVLAB_FORCE"] == "1"
+
+
+def test_write_file_replaces_only_what_kvlab_wrote(tmp_path, monkeypatch):
+    monkeypatch.delenv("KVLAB_FORCE", raising=False)
+    target = tmp_path / "cyclic.json"
+    notebook.write_file(target, "a")              # absent
+    notebook.write_file(target, "b")              # what kvlab wrote
+    notebook.write_file(target, "b")              # identical
+    target.write_text("the student's own")
+    notebook.write_file(tmp_path / "other.json", b"\x00")
+    with pytest.raises(notebook.NotReplaced) as refused:
+        notebook.write_file(target, "c")
+    assert str(refused.value) == (f"not written: {target} holds something else than what kvlab last wrote there, so "
+                                  "it was left alone (KVLAB_FORCE=1, or `kvlab notebooks --force`, replaces it)")
+    notebook.write_file(target, "the student's own")  # identical: fine, and kvlab's from now on
+    notebook.write_file(target, "d")
+    target.write_text("edited again")
+    monkeypatch.setenv("KVLAB_FORCE", "1")
+    notebook.write_file(target, "e")
+    assert target.read_text() == "e"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".kvlab-written.json", "cyclic.json", "other.json"]
 
 
 def test_an_endless_loop_in_an_earlier_step_does_not_hang_the_setup_cell(monkeypatch):

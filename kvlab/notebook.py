@@ -400,7 +400,10 @@ VALUE_ERRORS = (TypeError, KeyError, IndexError, AttributeError, ValueError, Rec
 
 def _one_line(shell, etype, value, tb, tb_offset=None):
     """IPython's handler for every exception: one line where the lab expects one, else the traceback."""
-    line = _line_for(etype, value, tb)
+    try:
+        line = _line_for(etype, value, tb)
+    except Exception:  # a bug here must not hide the student's exception: show it as Python would
+        line = None
     if line is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
         return None
@@ -432,7 +435,8 @@ def _line_for(etype, value, tb):
         step = step_at(frame.f_code.co_filename, number)
         return Line("notebook.student-crash", failed=True, file=_student_path(frame.f_code.co_filename),
                     line=number, function=frame.f_code.co_name, error=_error_text(value), step=step)
-    if issubclass(etype, VALUE_ERRORS) and not issubclass(etype, AssertionError) and _session.step is not None:
+    if issubclass(etype, VALUE_ERRORS) and not issubclass(etype, (AssertionError, ParameterError)) \
+            and _session.step is not None:
         step = _made_by(_session.cell) or _made_by_names(_session.cell)
         if step is not None:
             kind, number = step

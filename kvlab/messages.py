@@ -34,6 +34,8 @@ MESSAGES = {
     "notebook.stopped-step": "your step {step} code raised {error}; fix step {step} and run check.step({step})",
     "notebook.stopped-exercise": "your exercise 07 code raised {error}; fix it and run check.mru_cache()",
     "notebook.stopped-code": "your code in {file} raised {error}",
+    "notebook.stopped-value": "it raised {error} on what your step {step} code returned; run check.step({step})",
+    "notebook.stopped-value-exercise": "it raised {error} on what your exercise 07 code returned; run check.mru_cache()",
     "notebook.name-stopped": "{name} is not defined: an earlier cell stopped ({reason})",
     "notebook.bad-value": ("this cell stopped ({error}): it uses what your step {step} code returned; "
                            "run check.step({step})"),

@@ -453,6 +453,9 @@ def _short(reason):
         return Line(message, error=reason.params["error"], step=number)
     if isinstance(reason, Line) and reason.id == "notebook.student-crash":
         return Line("notebook.stopped-code", error=reason.params["error"], file=reason.params["file"])
+    if isinstance(reason, Line) and reason.id in ("notebook.bad-value", "notebook.bad-value-exercise"):
+        message = "notebook.stopped-value" if reason.id == "notebook.bad-value" else "notebook.stopped-value-exercise"
+        return Line(message, error=reason.params["error"], step=reason.params["step"])
     if isinstance(reason, Line) and reason.id == "notebook.not-written":
         return reason.params["stub"]
     if isinstance(reason, Line) and reason.id.startswith("notebook.finish-"):

@@ -262,13 +262,14 @@ def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line
         "print(result)",                                                                 # 8: which step to fix
         f"Path({str(scenario)!r}).write_text({as_text!r})",
         run,                                                                             # 10: JSON text, no error
-        "print(result['passes'][1]['gpu_hits'])",                                        # 11: the bad value
+        "gpu_hits = result['passes'][1]['gpu_hits']",                                    # 11: the bad value
         "The third pass hits 9, 8, 7 and 6 because they were read last.",                # 12: prose in a code cell
+        "print(gpu_hits)",                                                               # 13: which step to fix
         f"Path({str(kvsim)!r}).write_text('def broken(:\\n')",
-        run,                                                                             # 14: kvsim.py does not compile
-        "cache = kvsim.LRUCache(3)",                                                     # 15: still broken
+        run,                                                                             # 15: kvsim.py does not compile
+        "cache = kvsim.LRUCache(3)",                                                     # 16: still broken
         f"Path({str(kvsim)!r}).write_text({no_property!r})",
-        "print(kvsim.LRUCache(3))",                                                      # 17: `used` a method
+        "print(kvsim.LRUCache(3))",                                                      # 18: `used` a method
         "print('Run All went on')",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
@@ -290,16 +291,18 @@ def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line
     assert shown[10] == []
     assert len(shown[11]) == 1 and shown[11][0].startswith("this cell stopped (TypeError: string indices must be ")
     assert shown[11][0].endswith("): it uses what your step 2 code returned; run check.step(2)")
+    assert shown[13] == ["gpu_hits is not defined: an earlier cell stopped (it raised TypeError: string indices must "
+                         "be integers, not 'str' on what your step 2 code returned; run check.step(2))"]
     assert shown[12] == ["this cell is not valid Python (SyntaxError: invalid syntax, line 1), so it did not run; "
                          "an answer in words belongs in a Markdown cell"]
     broken = "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax (the cells cannot use this file until it imports)"
-    assert shown[14] == [broken] and shown[15] == [broken]  # never quietly the version before
-    assert len(shown[17]) == 1 and shown[17][0].startswith(f"kvlab/kvsim.py, line {repr_line}, in __repr__: RecursionError")
-    assert shown[18] == ["Run All went on"]
+    assert shown[15] == [broken] and shown[16] == [broken]  # never quietly the version before
+    assert len(shown[18]) == 1 and shown[18][0].startswith(f"kvlab/kvsim.py, line {repr_line}, in __repr__: RecursionError")
+    assert shown[19] == ["Run All went on"]
     ids = [output.get("metadata", {}).get("kvlab", {}).get("msg") for output in done.notebook.cells[6].outputs]
     assert ids == ["notebook.student-crash"]
     assert [line.split(": ")[1] for line in done.failures] == [  # what kvlab notebooks counts as failed
-        f"cell {number} failed" for number in (7, 11, 12, 14, 15, 17)]
+        f"cell {number} failed" for number in (7, 11, 12, 15, 16, 18)]
     assert done.failures[0] == f"t.ipynb: cell 7 failed: kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"
 
 

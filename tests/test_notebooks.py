@@ -498,3 +498,27 @@ def test_on_blank_stubs_notebooks_06_and_07_show_no_lab_result(tmp_path, monkeyp
     assert "**Write step 8 first**, then re-run this cell" in "".join(
         text_of(output) for cell in read(tmp_path / "out" / "notebooks" / names[0]).cells
         if cell.cell_type == "code" for output in cell.outputs)
+
+
+def test_the_step_of_a_line_of_a_students_file_comes_from_its_comments(monkeypatch):
+    def line_of(name, text):
+        lines = (ROOT / "kvlab" / name).read_text().splitlines()
+        return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+    files = {name: ROOT / "kvlab" / name for name in ("kvsim.py", "scenario.py", "policies.py")}
+    monkeypatch.setattr(notebook._session, "steps", (2, 3))
+    monkeypatch.setattr(notebook._session, "step", 2)
+    in_run = line_of("scenario.py", "results.append(counts)")
+    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 2)  # "Step 2 (and step 6)": notebook 02's
+    assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return f"LRUCache(capacity=')) == ("step", 1)
+    assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return "cpu"')) == ("step", 5)
+    assert notebook.step_at(files["policies.py"], line_of("policies.py", "self._remove(evict())")) == ("exercise", 7)
+    assert notebook.steps_of("scenario", "gpu_cliff")[0] == ("step", 4)
+    monkeypatch.setattr(notebook._session, "steps", (5, 6))
+    monkeypatch.setattr(notebook._session, "step", 5)
+    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 6)
+    # a cell that is not Python becomes one line of code that runs
+    assert notebook._invalid_python(["x = 1\n"]) == ["x = 1\n"]
+    [replaced] = notebook._invalid_python(["The answer is 4 hits\n"])
+    assert "_not_python('SyntaxError: invalid syntax', 1)" in replaced
+    assert notebook._invalid_python(["await thing()\n"]) == ["await thing()\n"]  # top-level await is IPython's

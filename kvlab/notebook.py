@@ -709,7 +709,8 @@ def check_parameters(**values):
     for name, value in values.items():
         if name in INTEGERS:
             if not _whole(value) or value < INTEGERS[name]:
-                raise ParameterError(t("notebook.param-whole", name=name, minimum=INTEGERS[name], got=_shown_value(value)))
+                raise ParameterError(t("notebook.param-whole", name=name, minimum=INTEGERS[name],
+                                       got=_shown_value(value)))
         elif name in LISTS:
             if not isinstance(value, (list, tuple)):
                 message = "notebook.param-list-from-text" if isinstance(value, str) else "notebook.param-list"
@@ -718,7 +719,8 @@ def check_parameters(**values):
                 raise ParameterError(t("notebook.param-empty", name=name))
             for item in value:
                 if not _whole(item) or item < LISTS[name]:
-                    raise ParameterError(t("notebook.param-items", name=name, minimum=LISTS[name], got=_shown_value(item)))
+                    raise ParameterError(t("notebook.param-items", name=name, minimum=LISTS[name],
+                                           got=_shown_value(item)))
         elif name in STRINGS:
             if not isinstance(value, str):
                 raise ParameterError(t("notebook.param-string", name=name, got=_shown_value(value)))
@@ -852,7 +854,8 @@ def save_artifacts(texts, lab_defaults):
         try:
             write_file(folder / name, data)
         except NotReplaced as refused:
-            show_line(Line("notebook.not-replaced", failed=True, file=_shown(refused.path), how=t("notebook.force-kernel")))
+            show_line(Line("notebook.not-replaced", failed=True, file=_shown(refused.path),
+                           how=t("notebook.force-kernel")))
             continue
         written.append(name)
     if written:

@@ -256,6 +256,83 @@ MESSAGES = {
     "nb.06.answer-no-split": "**Answer.** Not with this file. {why}",
     "nb.06.requests": ("{n} request",
                        "{n} requests"),
+    "nb.06.pass-and-order": "{name} ({order})",
+    "nb.06.layout": ("{n} pass, in the order it appears: {passes}; {docs} documents, ids {ids}.",
+                     "{n} passes, in the order they appear: {passes}; {docs} documents, ids {ids}."),
+    "nb.06.layout-no-documents": ("{n} pass, in the order it appears: {passes}; no documents.",
+                                  "{n} passes, in the order they appear: {passes}; no documents."),
+    "nb.06.id-range": "{first}…{last}",
+    "nb.06.not-the-labs-pass-names": ("These are not the lab's pass names ({names}): this analysis goes by the "
+                                      "passes' order and direction, never by their names."),
+    "nb.06.ids-mapped": "The simulator numbers documents 0…{last}: the file's ids map to those in ascending order.",
+    "nb.06.assumption-broken": "**Assumption broken:** {problem}",
+    "nb.06.problem-no-config": "the file has no {configs} requests, so nothing compares the two configs.",
+    "nb.06.problem-repeated": "{config} reads document {doc} more than once in pass {name}.",
+    "nb.06.problem-some-documents": "{config} pass {name} reads {read} of the {docs} documents.",
+    "nb.06.problem-different-orders": "baseline and lmcache read pass {name} in different orders.",
+    "nb.06.problem-neither-order": (("pass {name} reads its documents in neither order: the lines may be shuffled. "
+                                     "This analysis takes the line order as the read order (the file has no "
+                                     "timestamps), so it cannot tell which documents a cache still held."),
+                                    ("passes {names} read their documents in neither order: the lines may be "
+                                     "shuffled. This analysis takes the line order as the read order (the file has "
+                                     "no timestamps), so it cannot tell which documents a cache still held.")),
+    "nb.06.not-json": "{file}, line {line}: not JSON ({error})",
+    "nb.06.warm-up": ("The file's first request ({config}, pass {name}, document {doc}) took {ms:,.1f} ms, "
+                      "{times:.2f}× the median of the other requests of its kind ({median:,.1f} ms): a warm-up, not "
+                      "a group. The comparisons below leave it out; summarize.py keeps it, as it summarizes the file "
+                      "as it is (its mean moves, its median hardly)."),
+    "nb.06.does-not-apply": "This does not apply: the file breaks an assumption of this analysis: {problem}",
+    "nb.06.does-not-apply-more": ("This does not apply: the file breaks an assumption of this analysis: {problem} "
+                                  "(and {more} more, listed above)"),
+    "nb.06.tiers-gpu": "GPU hits",
+    "nb.06.tiers-cpu": "loads from CPU",
+    "nb.06.tiers-miss": "recomputes",
+    "nb.06.tier-count-gpu": ("{n} GPU hit",
+                             "{n} GPU hits"),
+    "nb.06.tier-count-cpu": ("{n} load from CPU",
+                             "{n} loads from CPU"),
+    "nb.06.tier-count-miss": ("{n} recompute",
+                              "{n} recomputes"),
+    "nb.06.overlap": ("in {config}, pass {name}, the simulator's {fast} (up to {up_to:.1f} ms) overlap its {slow} "
+                      "(from {start:.1f} ms)"),
+    "nb.06.no-reverse-pass": ("The file has no pass that reads the documents backwards, so step 6's comparison (GPU "
+                              "hits and loads from CPU in the reverse pass) does not apply to it."),
+    "nb.06.tier-group": "{count} (documents {docs}: {low:.1f}–{high:.1f} ms)",
+    "nb.06.reverse-predicted": "In {config}'s reverse pass ({name}) the simulator predicts {groups}.",
+    "nb.06.reverse-overlaps": "{predicted} The measurement does not split that way: {overlaps}.",
+    "nb.06.reverse-one-kind": "{predicted} One kind of request only: there is no split to compare.",
+    "nb.06.reverse-splits": ("{predicted} Every request of a faster kind was faster than every request of a slower "
+                             "one: the measurement splits {counts}, document for document."),
+    "nb.06.not-cold": (("The first pass ({name}) is not cold: the simulator predicts {hits} hit in it, so it cannot "
+                        "show what a pass with nothing to reuse costs."),
+                       ("The first pass ({name}) is not cold: the simulator predicts {hits} hits in it, so it cannot "
+                        "show what a pass with nothing to reuse costs.")),
+    "nb.06.cold-slower": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
+                          "config. lmcache's median is {ms:.1f} ms slower than the baseline's ({share:+.1%}). One "
+                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
+                          "about √2 σ = {noise:.1f} ms."),
+    "nb.06.cold-faster": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
+                          "config. lmcache's median is {ms:.1f} ms faster than the baseline's ({share:+.1%}). One "
+                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
+                          "about √2 σ = {noise:.1f} ms."),
+    "nb.06.cold-within-noise": ("{measured} The difference is within that per-request noise: this file alone does "
+                                "not show that lmcache is slower cold, nor why."),
+    "nb.06.cold-slower-than-noise": ("{measured} The difference is larger than that noise: lmcache is slower cold. "
+                                     "The lab's explanation: it also writes each document's KV to the CPU tier."),
+    "nb.06.cold-faster-than-noise": ("{measured} The difference is larger than that noise: lmcache is faster cold. "
+                                     "That is not what the lab's measurement found."),
+    "nb.06.list-and": "{items} and {last}",
+    "nb.06.list-or": "{items} or {last}",
+    "nb.06.summary-differs": "{config} {name}: yours {yours}, pandas {pandas}",
+    "nb.06.ratio-differs": "ratio {name}: yours {yours}, pandas {pandas}",
+    "nb.06.pandas-differs": "pandas and your summarize differ: {differences}.",
+    "nb.06.pandas-differs-more": "pandas and your summarize differ: {differences}; and {more} more.",
+    "nb.06.pandas-agrees": ("pandas agrees with your summarize on all {groups} (config, pass) groups and {ratios} "
+                            "ratios."),
+    "nb.06.reverse-ratios": ("Why the reverse pass's mean ratio ({reverse_mean:.2f}) is below the replay's "
+                             "({replay_mean:.2f}): {hits} of its {requests} requests are GPU hits in both configs "
+                             "and gain nothing from the CPU tier. Its median ratio ({reverse_p50:.2f}) stays near "
+                             "the replay's ({replay_p50:.2f}) as long as the median request is one of the others."),
     "nb.07.workload": ("the lab's workload: {docs} documents × {tokens:,} tokens = {total:,} tokens, read fwd then "
                        "fwd: {reads} reads"),
     "nb.07.your-steps": "your `LRUCache` at {count} capacities; capacity -> hits from there on: {changes}",

@@ -172,13 +172,15 @@ def test_the_notebooks_messages_are_whole_and_in_their_section():
         used |= set(re.findall(r'"((?:nb|notebook)\.[\w.-]+)"', "".join(cell.source for cell in read(path).cells)))
     used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "notebook.py").read_text()))
     used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "nbrun.py").read_text()))
+    used |= set(re.findall(r'"(nb\.06\.[\w.-]+)"', (ROOT / "kvlab" / "ttft.py").read_text()))
     ours = {message_id for message_id in MESSAGES if message_id.startswith(("nb.", "notebook."))}
     assert used - {"notebook.finish-"} <= ours, used - ours  # (a prefix the code tests for)
     for message_id in ours:
         assert f'"{message_id}":' in section, f"{message_id} is outside the notebooks' section"
         value = MESSAGES[message_id]
         if isinstance(value, tuple):  # (one, other), chosen by n
-            assert len(value) == 2 and placeholders(value[0]) <= placeholders(value[1]) | {"n"}, message_id
+            assert len(value) == 2 and all(isinstance(text, str) for text in value), message_id
+        assert all(field.isidentifier() for field in placeholders(value)), message_id  # named, never {0} or {}
 
 
 def run_papermill(name, tmp_path, monkeypatch, **parameters):

@@ -74,6 +74,18 @@ MESSAGES = {
     "notebook.param-unknown": "unknown parameter {name}",
     "notebook.param-value-of-type": "{value} (a {kind})",
     "notebook.param-no-file": "{name}: {file}: no such file",
+    # the figures (kvlab/plots.py)
+    "notebook.plot-dense-sweep": "simulator, dense sweep",
+    "notebook.plot-request-x": "document id, in read order within each pass",
+    "notebook.plot-request-y": "time to first token (ms, log scale)",
+    "notebook.plot-request-title": "Per-request TTFT by pass and config",
+    "notebook.plot-config": "config",
+    "notebook.plot-ratio-none": "ratio n/a",
+    "notebook.plot-ratio": "ratio {ratio:.2f}",
+    "notebook.plot-summary-title": "{stat} TTFT per pass",
+    "notebook.plot-pass": "pass",
+    "notebook.plot-summary-y": "time to first token (ms)",
+    "notebook.plot-summary-suptitle": "TTFT per pass; ratio = baseline / lmcache (above 1: lmcache is faster)",
     # kvlab notebooks (kvlab/nbrun.py)
     "notebook.run-took": "{notebook} {seconds} s",
     "notebook.run-cell-failed": "{notebook}: cell {cell} failed: {error}",

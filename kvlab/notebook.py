@@ -3,9 +3,20 @@ messages instead of tracebacks, the parameters, the artifacts and figures, and c
 
 Both editions use it. Standard library only (IPython when there is one), and it imports no student
 module when it is imported: a syntax error in kvlab/kvsim.py must not stop a notebook from saying so.
+Every sentence it shows comes from the catalog (kvlab/messages.py, ids notebook.* and the notebooks' nb.*).
 
-    kvsim, scenario, summarize = notebook.setup()   # the first code cell of every notebook
-    notebook.require(6)                             # "Finish step 5 first (notebook 04): ..." or True
+    kvsim, scenario, summarize = notebook.setup(step=2)  # the first code cell of every notebook
+    notebook.require(6)                 # "Finish step 5 first (notebook 04): ..." or True
+    notebook.needs(written=8)           # stops the cell in one line until step 8's code is written
+    notebook.say("nb.02.resident", resident=4, docs=10, total=50110)   # computed prose, as Markdown
+
+What a student's code can do to a cell, and what the cell then shows (one line, the cell counts as run,
+and a later cell that needs a name it did not define says why): a stub not written yet; an exception
+raised in a student file (`kvlab/scenario.py, line 42, in run: KeyError: 5`); an exception in the cell's
+own code on a value a step's code returned (it names the step and its check); a cell that is not Python;
+a student file that does not compile (every use of it raises StudentFileError until it compiles). The
+outcomes that are failures carry {"kvlab": {"failed": true}} in their output's metadata, for
+`kvlab notebooks` to count.
 """
 import ast
 import hashlib

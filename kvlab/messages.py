@@ -263,6 +263,421 @@ MESSAGES = {
     "stub.exercise-not-written": "exercise {step} is not written yet: {function} in kvlab/{file}",
 
     # --- notebooks: what kvlab.notebook shows (kvlab/notebook.py) ---------------------------------------
+    "notebook.not-written": "{stub}",
+    "notebook.finish-step-first": "**Finish step {step} first** (notebook {notebook}): {stub}",
+    "notebook.finish-exercise-first": "**Finish exercise 07 first** (section 2 of this notebook): {stub}",
+    "notebook.finish-this-step": "**Write step {step} first**, then re-run this cell: {stub}",
+    "notebook.student-crash": "{file}, line {line}, in {function}: {error}",
+    "notebook.stopped-step": "your step {step} code raised {error}; fix step {step} and run check.step({step})",
+    "notebook.stopped-exercise": "your exercise 07 code raised {error}; fix it and run check.mru_cache()",
+    "notebook.stopped-code": "your code in {file} raised {error}",
+    "notebook.stopped-value": "it raised {error} on what your step {step} code returned; run check.step({step})",
+    "notebook.stopped-value-exercise": ("it raised {error} on what your exercise 07 code returned; "
+                                        "run check.mru_cache()"),
+    "notebook.name-stopped": "{name} is not defined: an earlier cell stopped ({reason})",
+    "notebook.bad-value": ("this cell stopped ({error}): it uses what your step {step} code returned; "
+                           "run check.step({step})"),
+    "notebook.bad-value-exercise": ("this cell stopped ({error}): it uses what your exercise 07 code returned; "
+                                    "run check.mru_cache()"),
+    "notebook.not-python": ("this cell is not valid Python ({error}, line {line}), so it did not run; "
+                            "an answer in words belongs in a Markdown cell"),
+    "notebook.file-does-not-import": "{file}, line {line}: {error} (the cells cannot use this file until it imports)",
+    "notebook.file-does-not-import-nowhere": "{file}: {error} (the cells cannot use this file until it imports)",
+    "notebook.student-file": "{failure}",
+    "notebook.not-replaced": ("not written: {file} holds something else than what kvlab last wrote there, "
+                              "so it was left alone ({how} replaces it)"),
+    "notebook.force-kernel": "KVLAB_FORCE=1, or `kvlab notebooks --force`,",
+    "notebook.force-command": "--force",
+    "notebook.artifacts-written": ("wrote {names} in the artifacts folder", "wrote {names} in the artifacts folder"),
+    "notebook.artifacts-other-parameters": (
+        "not written: these parameters are not the lab's, and {names} holds the lab's results "
+        "(run with the default parameters to write it)",
+        "not written: these parameters are not the lab's, and {names} hold the lab's results "
+        "(run with the default parameters to write them)"),
+    "notebook.figure-saved": "saved {file} in the artifacts folder",
+    "notebook.source-at": "{file}, line {line}",
+    "notebook.ttft-stand-in": ("{file}: the generated STAND-IN, not a measurement "
+                               "(it reproduces the published figures by construction)"),
+    "notebook.ttft-measurement": "{file}: a measurement",
+    "notebook.figure-note-stand-in": "data: {file}, the generated stand-in, not a measurement",
+    "notebook.figure-note-measurement": "data: {file}, a measurement",
+    "notebook.param-whole": "{name} must be a whole number >= {minimum}, got {got}",
+    "notebook.param-list": "{name} must be a list of whole numbers, got {got}",
+    "notebook.param-list-from-text": ('{name} must be a list of whole numbers, got {got} '
+                                      '(pass a list with papermill -y "{name}: [21520, 50110]")'),
+    "notebook.param-empty": "{name} must hold at least one capacity, got []",
+    "notebook.param-items": "{name} must hold whole numbers >= {minimum}, got {got}",
+    "notebook.param-string": "{name} must be a string (a path, or empty), got {got}",
+    "notebook.param-unknown": "unknown parameter {name}",
+    "notebook.param-value-of-type": "{value} (a {kind})",
+    "notebook.param-no-file": "{name}: {file}: no such file",
+    # the figures (kvlab/plots.py)
+    "notebook.plot-dense-sweep": "simulator, dense sweep",
+    "notebook.plot-request-x": "document id, in read order within each pass",
+    "notebook.plot-request-y": "time to first token (ms, log scale)",
+    "notebook.plot-request-title": "Per-request TTFT by pass and config",
+    "notebook.plot-config": "config",
+    "notebook.plot-ratio-none": "ratio n/a",
+    "notebook.plot-ratio": "ratio {ratio:.2f}",
+    "notebook.plot-summary-title": "{stat} TTFT per pass",
+    "notebook.plot-pass": "pass",
+    "notebook.plot-summary-y": "time to first token (ms)",
+    "notebook.plot-summary-suptitle": "TTFT per pass; ratio = baseline / lmcache (above 1: lmcache is faster)",
+    # kvlab notebooks (kvlab/nbrun.py)
+    "notebook.run-took": "{notebook} {seconds} s",
+    "notebook.run-cell-failed": "{notebook}: cell {cell} failed: {error}",
+    "notebook.run-cell-timeout": "{notebook}: cell {cell} did not finish within {seconds} s",
+    "notebook.run-kernel-died": "{notebook}: cell {cell}: the kernel died",
+    "notebook.run-not-started": "{notebook}: {error}",
+    "notebook.run-unreadable": "{notebook}: not a readable notebook ({error})",
+    "notebook.run-failed": ("{n} cell failed; the executed copies, failing cells included, are in {folder}",
+                            "{n} cells failed; the executed copies, failing cells included, are in {folder}"),
+    "notebook.run-copies": "executed copies in {folder}",
+    "notebook.run-refreshed": "stored notebooks refreshed (from the stand-in measurement)",
+    "notebook.run-none": "no notebooks to run (none named NN_topic.ipynb in {folder})",
+
+    # the notebooks' computed prose: nb.<notebook>.<name>
+    "nb.00.not-installed": "not installed",
+    "nb.00.kvlab-from": "kvlab from {folder}",
+    "nb.00.artifacts-folder": "artifacts folder: {folder}",
+    "nb.01.predict-one-pass": ("**Predict first:** the GPU holds {gpu:,} tokens and each document takes {tokens:,}. "
+                               "After reading documents 0 … {last} once, in order, which documents are left in the "
+                               "cache?"),
+    "nb.01.one-pass-holds": "after one pass the cache holds {keys} (oldest first), using {used:,} of {gpu:,} tokens",
+    "nb.01.answer-one-pass": ("**Answer.** {gpu:,} // {tokens:,} = {fit} whole documents fit, so the cache keeps the "
+                              "last {kept} read: {docs}. Each miss evicted the oldest entry to make room. The next "
+                              "notebook reads the documents again in the same order, starting with document 0, which "
+                              "left long ago."),
+    "nb.02.resident": "the GPU holds {resident} of {docs} documents; all of them would need {total:,} tokens",
+    "nb.02.trace-hit": "read {doc}: hit   evicts {evicted}  cache now {keys}",
+    "nb.02.trace-miss": "read {doc}: miss  evicts {evicted}  cache now {keys}",
+    "nb.02.answer-second-pass": ("**Answer.** None. Each miss evicts the document read {resident} reads earlier: the "
+                                 "cache remembers only the last {resident} reads, but a pass in the same order comes "
+                                 "back to a document only after reading all {others} others. Documents "
+                                 "{first_kept}–{last} were in the cache when the second pass started, yet they were "
+                                 "evicted while it read 0–{last_read}, before their turn."),
+    "nb.02.answer-second-pass-all": ("**Answer.** All {docs}: the GPU holds every document, so nothing is ever "
+                                     "evicted."),
+    "nb.02.answer-second-pass-none": "**Answer.** None: not even one document fits in the GPU.",
+    "nb.02.cache-at-pass-3": "the cache when pass 3 starts: {keys} (oldest first)",
+    "nb.02.pass-3-reads": ("pass 3 reads {order}: hit_docs {hit_docs}, {misses} miss",
+                           "pass 3 reads {order}: hit_docs {hit_docs}, {misses} misses"),
+    "nb.02.answer-third-pass": ("**Answer.** {kept}. The second pass leaves in the cache only the last `gpu // "
+                                "tokens` = {resident} documents it read. Reading backwards meets exactly those "
+                                "first, so they hit, in the order read. Every document after them was evicted during "
+                                "the second pass, so it misses, and storing it evicts only documents this pass has "
+                                "already read. Reversing the order turns the worst case (oldest first) into the best "
+                                "(most recent first)."),
+    "nb.03.total": "all {docs} documents together: {docs} × {tokens:,} = {total:,} tokens",
+    "nb.03.table-header": "GPU capacity (tokens)  documents that fit  second-pass hits",
+    "nb.03.none-and-some": (("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
+                             "get no hit; {smallest:,} tokens get {hits} hit."),
+                            ("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
+                             "get no hit; {smallest:,} tokens get {hits} hits.")),
+    "nb.03.only-none": ("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still get "
+                        "no hit."),
+    "nb.03.only-some": ("With your `gpu_cliff`: {smallest:,} tokens get {hits} hit.",
+                        "With your `gpu_cliff`: {smallest:,} tokens get {hits} hits."),
+    "nb.03.sweep-values": "{count} capacities from 0 to {last:,}: the hits take only the values {values}",
+    "nb.03.no-first-hit": "No GPU capacity up to {limit:,} tokens gives a second-pass hit.",
+    "nb.03.first-hit-at-total": ("The first GPU capacity with a second-pass hit: **{capacity:,} tokens** = {docs} × "
+                                 "{tokens:,}, all the documents."),
+    "nb.03.first-hit-at": "The first GPU capacity with a second-pass hit: **{capacity:,} tokens**.",
+    "nb.03.figure-x": "GPU KV-cache capacity (tokens)",
+    "nb.03.figure-y": "second-pass hits (documents)",
+    "nb.03.figure-title": "Your gpu_cliff: {docs} documents × {tokens:,} tokens, read fwd then fwd",
+    "nb.03.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nall documents fit",
+    "nb.03.figure-marked": "the capacities recorded",
+    "nb.03.answer": ("**Answer.** A pass in the same order returns to a document only after reading all the others, "
+                     "and LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, "
+                     "each miss evicts the document read `gpu // tokens` reads earlier, the one the next pass needs "
+                     "soonest, so each document is gone before its turn (notebook 02 traced it). Only at {total:,} = "
+                     "{docs} × {tokens:,}, the size of all the documents, does nothing need evicting, and all {docs} "
+                     "hit."),
+    "nb.03.answer-grown": ("**Answer.** A pass in the same order returns to a document only after reading all the "
+                           "others, and LRU keeps only the last `gpu // tokens` documents read. Unless that is every "
+                           "document, each miss evicts the document read `gpu // tokens` reads earlier, the one the "
+                           "next pass needs soonest, so each document is gone before its turn (notebook 02 traced "
+                           "it). Going from {low:,} to {high:,} tokens ({factor:.2f}×) raises the documents kept "
+                           "from {kept_low} to {kept_high}, but each of them is still evicted before its turn. Only "
+                           "at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need "
+                           "evicting, and all {docs} hit."),
+    "nb.03.answer-more-than-double": ("**Answer.** A pass in the same order returns to a document only after reading "
+                                      "all the others, and LRU keeps only the last `gpu // tokens` documents read. "
+                                      "Unless that is every document, each miss evicts the document read `gpu // "
+                                      "tokens` reads earlier, the one the next pass needs soonest, so each document "
+                                      "is gone before its turn (notebook 02 traced it). Going from {low:,} to "
+                                      "{high:,} tokens ({factor:.2f}×, more than double) raises the documents kept "
+                                      "from {kept_low} to {kept_high}, but each of them is still evicted before its "
+                                      "turn. Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, "
+                                      "does nothing need evicting, and all {docs} hit."),
+    "nb.04.cpu-zero-same": "{reads} reads, the same answers from both caches; the CPU tier holds {cpu}",
+    "nb.04.cpu-zero-differs": "{reads} reads, and the answers of the two caches differ; the CPU tier holds {cpu}",
+    "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
+    "nb.04.answer-same": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
+                          "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
+                          "the GPU and {cpu3} more in the CPU: **{gpu3} GPU hits and {cpu3} CPU hits**, {misses3} "
+                          "recomputed. The measurement split its reverse pass into 4 requests at about 30 ms and 6 "
+                          "at about 48 ms: the same 4 + 6. Notebook 06 finds that split in the measured file itself, "
+                          "document by document."),
+    "nb.04.answer-other": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
+                           "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
+                           "the GPU and {cpu3} more in the CPU: **{gpu3} GPU hits and {cpu3} CPU hits**, {misses3} "
+                           "recomputed. The measurement split its reverse pass into 4 requests at about 30 ms and 6 "
+                           "at about 48 ms: not the same split, because these parameters describe another setup than "
+                           "the one measured."),
+    "nb.04.bytes-per-document": "{per_token:,} bytes/token × {tokens:,} tokens = {gib:.4f} GiB per document",
+    "nb.04.cpu-in-tokens": ("{gib} GiB / {per_token:,} bytes/token = {cpu_tokens:,.0f} tokens = {documents:.2f} "
+                            "documents of {tokens:,} tokens"),
+    "nb.04.cpu-approximation": ("So the lab's {lab_cpu:,} tokens is the CPU limit, {cpu_tokens:,.0f} tokens, rounded "
+                                "to a round number: about {documents:.1f} measured documents. It is an approximation "
+                                "in two ways: the real tier stores 256-token chunks, not whole documents, and the "
+                                "simulator's documents are {lab_tokens:,} tokens, not {doc_tokens:,}. With this "
+                                "notebook's parameters the CPU tier holds {held} of the {docs} documents; notebook "
+                                "05 asks what happens when it cannot hold them all."),
+    "nb.05.total": "all documents: {total:,} tokens; the GPU holds {in_gpu} of them",
+    "nb.05.overflow": ("the part that did not fit in the GPU: {overflow:,} tokens, or {docs} whole documents = "
+                       "{tokens:,} tokens"),
+    "nb.05.table-header": "CPU capacity (tokens)  documents it holds  second-pass misses",
+    "nb.05.candidate-overflow": "the overflow",
+    "nb.05.candidate-overflow-documents": "the overflow in whole documents",
+    "nb.05.candidate-all-less-one": "all documents less one token",
+    "nb.05.candidate-all": "all documents",
+    "nb.05.candidate-line": "CPU = {label} {cpu:>7,} tokens: {misses:>2} second-pass misses",
+    "nb.05.no-first-zero": ("No CPU capacity up to {limit:,} tokens avoids every second-pass miss. The {count} "
+                            "capacities from 0 to {last:,} give only the miss counts {values}."),
+    "nb.05.first-zero-gpu-holds-all": ("The first CPU capacity without a second-pass miss: **0 tokens** (the GPU "
+                                       "alone holds every document). The {count} capacities from 0 to {last:,} give "
+                                       "only the miss counts {values}."),
+    "nb.05.first-zero-at-total": ("The first CPU capacity without a second-pass miss: **{capacity:,} tokens** = "
+                                  "{docs} × {tokens:,}, all the documents. The {count} capacities from 0 to {last:,} "
+                                  "give only the miss counts {values}."),
+    "nb.05.first-zero-at": ("The first CPU capacity without a second-pass miss: **{capacity:,} tokens**. The {count} "
+                            "capacities from 0 to {last:,} give only the miss counts {values}."),
+    "nb.05.figure-x": "CPU KV-cache capacity (tokens)",
+    "nb.05.figure-y": "second-pass misses (documents)",
+    "nb.05.figure-title": ("Your cpu_cliff at a {gpu:,}-token GPU: {docs} documents × {tokens:,} tokens, fwd then "
+                           "fwd"),
+    "nb.05.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nthe CPU holds all",
+    "nb.05.figure-overflow": "overflow: {overflow:,} tokens\n({misses} misses there)",
+    "nb.05.tiers-after-pass-1": "after pass 1, GPU tier: {gpu}  CPU tier: {cpu}",
+    "nb.05.nothing-overflows": ("With these parameters the GPU holds every document: nothing overflows, and the CPU "
+                                "tier is not needed."),
+    "nb.05.answer": ("**Answer. All documents.** A miss is stored in *both* tiers (rule 3), so the CPU tier also "
+                     "holds copies of what the GPU holds: of its {places} places, {shared} hold documents the GPU "
+                     "holds too, and it keeps only the last {places} documents read. The CPU tier is itself an LRU "
+                     "cache under a same-order scan, with the same cliff: the second pass starts with document 0, "
+                     "which neither tier holds, and every miss then evicts the next document the pass needs. Only "
+                     "when the CPU tier holds every document, `docs × tokens` = {total:,} tokens, does the second "
+                     "pass load them all back."),
+    "nb.05.answer-gpu-holds-all": ("**Answer.** With these parameters the GPU alone holds all {docs} documents, so "
+                                   "the second pass needs no CPU tier at all; at the lab's GPU the answer is all "
+                                   "documents (re-run with the defaults)."),
+    "nb.06.stand-in": ("This is the **stand-in**: its numbers were generated to reproduce the published figures "
+                       "(`fixtures/README.md` says how). They show that the analysis works, not what an engine did. "
+                       "On the course machine the same cells read the real measurement."),
+    "nb.06.not-stand-in": ("This file is not the stand-in: every finding below is evidence about whatever produced "
+                           "it."),
+    "nb.06.verdict-faster": "lmcache faster",
+    "nb.06.verdict-slower": "lmcache slower",
+    "nb.06.verdict-same": "the same",
+    "nb.06.ratio-line": "{name} p50 ratio {p50:>5.2f}   mean ratio {mean:>5.2f}   {verdict}",
+    "nb.06.no-pass": "none",
+    "nb.06.answer-ratios": ("**Answer.** Above 1 (lmcache faster): {above}; below 1: {below}. A ratio below 1 means "
+                            "lmcache took longer than the baseline. In the cold pass nothing can be reused (your "
+                            "simulator predicts only misses there, in both configs): both engines recompute every "
+                            "prefill, so a difference can only come from what LMCache alone does, writing each "
+                            "document's KV to the CPU tier, or from noise. How large is it against the noise?"),
+    "nb.06.cold-pass-generated": ("On the stand-in the cold-pass difference is generated (`fixtures/make_ttft.py`: "
+                                  "12 ms); the published figures say only that lmcache was slightly slower in the "
+                                  "cold pass."),
+    "nb.06.by-construction": ("**By construction.** On the stand-in this match proves nothing about the simulator: "
+                              "`fixtures/make_ttft.py` places at about 30 ms exactly the documents the simulator "
+                              "keeps in the GPU (its `GPU_RESIDENT`). It shows that the analysis finds the split. On "
+                              "the course machine, the same cells test the simulator against the measurement."),
+    "nb.06.answer-split": ("**Answer.** Yes, document for document: the requests your simulator serves from the GPU "
+                           "were the fastest in both configs, those it loads from the CPU came next in lmcache, and "
+                           "the baseline, with no CPU tier, recomputed them."),
+    "nb.06.answer-split-stand-in": ("**Answer.** Yes, document for document: the requests your simulator serves from "
+                                    "the GPU were the fastest in both configs, those it loads from the CPU came next "
+                                    "in lmcache, and the baseline, with no CPU tier, recomputed them. (On the "
+                                    "stand-in, by construction.)"),
+    "nb.06.answer-no-split": "**Answer.** Not with this file. {why}",
+    "nb.06.requests": ("{n} request",
+                       "{n} requests"),
+    "nb.06.pass-and-order": "{name} ({order})",
+    "nb.06.layout": ("{n} pass, in the order it appears: {passes}; {docs} documents, ids {ids}.",
+                     "{n} passes, in the order they appear: {passes}; {docs} documents, ids {ids}."),
+    "nb.06.layout-no-documents": ("{n} pass, in the order it appears: {passes}; no documents.",
+                                  "{n} passes, in the order they appear: {passes}; no documents."),
+    "nb.06.id-range": "{first}…{last}",
+    "nb.06.not-the-labs-pass-names": ("These are not the lab's pass names ({names}): this analysis goes by the "
+                                      "passes' order and direction, never by their names."),
+    "nb.06.ids-mapped": "The simulator numbers documents 0…{last}: the file's ids map to those in ascending order.",
+    "nb.06.assumption-broken": "**Assumption broken:** {problem}",
+    "nb.06.problem-no-config": "the file has no {configs} requests, so nothing compares the two configs.",
+    "nb.06.problem-repeated": "{config} reads document {doc} more than once in pass {name}.",
+    "nb.06.problem-some-documents": "{config} pass {name} reads {read} of the {docs} documents.",
+    "nb.06.problem-different-orders": "baseline and lmcache read pass {name} in different orders.",
+    "nb.06.problem-neither-order": (("pass {name} reads its documents in neither order: the lines may be shuffled. "
+                                     "This analysis takes the line order as the read order (the file has no "
+                                     "timestamps), so it cannot tell which documents a cache still held."),
+                                    ("passes {names} read their documents in neither order: the lines may be "
+                                     "shuffled. This analysis takes the line order as the read order (the file has "
+                                     "no timestamps), so it cannot tell which documents a cache still held.")),
+    "nb.06.not-json": "{file}, line {line}: not JSON ({error})",
+    "nb.06.warm-up": ("The file's first request ({config}, pass {name}, document {doc}) took {ms:,.1f} ms, "
+                      "{times:.2f}× the median of the other requests of its kind ({median:,.1f} ms): a warm-up, not "
+                      "a group. The comparisons below leave it out; summarize.py keeps it, as it summarizes the file "
+                      "as it is (its mean moves, its median hardly)."),
+    "nb.06.does-not-apply": "This does not apply: the file breaks an assumption of this analysis: {problem}",
+    "nb.06.does-not-apply-more": ("This does not apply: the file breaks an assumption of this analysis: {problem} "
+                                  "(and {more} more, listed above)"),
+    "nb.06.tiers-gpu": "GPU hits",
+    "nb.06.tiers-cpu": "loads from CPU",
+    "nb.06.tiers-miss": "recomputes",
+    "nb.06.tier-count-gpu": ("{n} GPU hit",
+                             "{n} GPU hits"),
+    "nb.06.tier-count-cpu": ("{n} load from CPU",
+                             "{n} loads from CPU"),
+    "nb.06.tier-count-miss": ("{n} recompute",
+                              "{n} recomputes"),
+    "nb.06.overlap": ("in {config}, pass {name}, the simulator's {fast} (up to {up_to:.1f} ms) overlap its {slow} "
+                      "(from {start:.1f} ms)"),
+    "nb.06.no-reverse-pass": ("The file has no pass that reads the documents backwards, so step 6's comparison (GPU "
+                              "hits and loads from CPU in the reverse pass) does not apply to it."),
+    "nb.06.tier-group": "{count} (documents {docs}: {low:.1f}–{high:.1f} ms)",
+    "nb.06.reverse-predicted": "In {config}'s reverse pass ({name}) the simulator predicts {groups}.",
+    "nb.06.reverse-overlaps": "{predicted} The measurement does not split that way: {overlaps}.",
+    "nb.06.reverse-one-kind": "{predicted} One kind of request only: there is no split to compare.",
+    "nb.06.reverse-splits": ("{predicted} Every request of a faster kind was faster than every request of a slower "
+                             "one: the measurement splits {counts}, document for document."),
+    "nb.06.not-cold": (("The first pass ({name}) is not cold: the simulator predicts {hits} hit in it, so it cannot "
+                        "show what a pass with nothing to reuse costs."),
+                       ("The first pass ({name}) is not cold: the simulator predicts {hits} hits in it, so it cannot "
+                        "show what a pass with nothing to reuse costs.")),
+    "nb.06.cold-slower": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
+                          "config. lmcache's median is {ms:.1f} ms slower than the baseline's ({share:+.1%}). One "
+                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
+                          "about √2 σ = {noise:.1f} ms."),
+    "nb.06.cold-faster": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
+                          "config. lmcache's median is {ms:.1f} ms faster than the baseline's ({share:+.1%}). One "
+                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
+                          "about √2 σ = {noise:.1f} ms."),
+    "nb.06.cold-within-noise": ("{measured} The difference is within that per-request noise: this file alone does "
+                                "not show that lmcache is slower cold, nor why."),
+    "nb.06.cold-slower-than-noise": ("{measured} The difference is larger than that noise: lmcache is slower cold. "
+                                     "The lab's explanation: it also writes each document's KV to the CPU tier."),
+    "nb.06.cold-faster-than-noise": ("{measured} The difference is larger than that noise: lmcache is faster cold. "
+                                     "That is not what the lab's measurement found."),
+    "nb.06.list-and": "{items} and {last}",
+    "nb.06.list-or": "{items} or {last}",
+    "nb.06.summary-differs": "{config} {name}: yours {yours}, pandas {pandas}",
+    "nb.06.ratio-differs": "ratio {name}: yours {yours}, pandas {pandas}",
+    "nb.06.pandas-differs": "pandas and your summarize differ: {differences}.",
+    "nb.06.pandas-differs-more": "pandas and your summarize differ: {differences}; and {more} more.",
+    "nb.06.pandas-agrees": ("pandas agrees with your summarize on all {groups} (config, pass) groups and {ratios} "
+                            "ratios."),
+    "nb.06.reverse-ratios": ("Why the reverse pass's mean ratio ({reverse_mean:.2f}) is below the replay's "
+                             "({replay_mean:.2f}): {hits} of its {requests} requests are GPU hits in both configs "
+                             "and gain nothing from the CPU tier. Its median ratio ({reverse_p50:.2f}) stays near "
+                             "the replay's ({replay_p50:.2f}) as long as the median request is one of the others."),
+    "nb.07.workload": ("the lab's workload: {docs} documents × {tokens:,} tokens = {total:,} tokens, read fwd then "
+                       "fwd: {reads} reads"),
+    "nb.07.your-steps": "your `LRUCache` at {count} capacities; capacity -> hits from there on: {changes}",
+    "nb.07.curve-agrees": "The one-pass curve and your `LRUCache` agree at all {count} capacities.",
+    "nb.07.curve-differs": ("The one-pass curve and your `LRUCache` agree at {agree} of {count} capacities; they "
+                            "differ at {wrong}."),
+    "nb.07.tiers-agree": ("The one-pass curve gives the same second-pass misses as your `TwoTierCache` at all "
+                          "{count} CPU capacities."),
+    "nb.07.tiers-differ": ("The one-pass curve and your `TwoTierCache` give different second-pass misses at the CPU "
+                           "capacities {wrong} (of {count})."),
+    "nb.07.mru-second-pass": ("At {gpu:,} tokens your `MRUCache` ends the first pass holding documents {kept}, and "
+                              "the second pass hits {second}: {hits} of {docs}."),
+    "nb.07.hits-at-gpu": "hits at a GPU of {gpu:,} tokens ({fit} of {docs} documents fit):",
+    "nb.07.curves-cyclic": ("Fwd then fwd: {n} different curve: {groups}.",
+                            "Fwd then fwd: {n} different curves: {groups}."),
+    "nb.07.curves-random": ("Random orders: {n} different curve: {groups}.",
+                            "Random orders: {n} different curves: {groups}."),
+    "nb.07.figure-cyclic": "each pass in the same order (fwd, fwd)",
+    "nb.07.figure-random": "each pass in a random order (mean of {orders} orders)",
+    "nb.07.figure-gpu": "GPU {gpu:,} tokens",
+    "nb.07.figure-x-tokens": "cache capacity (tokens)",
+    "nb.07.figure-y-hits": "second-pass hits (of {docs} documents)",
+    "nb.07.figure-lab-title": "{docs} documents × {tokens:,} tokens, read twice: hits against capacity, per policy",
+    "nb.07.answer": ("**Answer.** In a cyclic scan the document read least recently is exactly the one the next pass "
+                     "needs first. LRU evicts it, and every later miss evicts the next one needed: nothing is left "
+                     "when the pass comes back, so LRU hits nothing until all {docs} documents fit. MRU evicts the "
+                     "document just read, which is needed last, so the first ones it stored stay and hit: {mru} at "
+                     "{gpu:,} tokens, as many as OPT ({opt}), which cannot be beaten. In random order the victim is "
+                     "no longer always the next one needed: at {mid:,} tokens LRU hits {lru_mid:.1f} of {docs} on "
+                     "average, OPT {opt_mid:.1f}, MRU {mru_mid:.1f}, and hits grow with the capacity, a slope. (MRU "
+                     "stays near OPT because with two passes a document read in the second pass is never needed "
+                     "again: the one just read is always a safe victim.) The cliff is LRU *plus* cyclic access, not "
+                     "a law of caching."),
+    "nb.07.answer-with-same": ("**Answer.** In a cyclic scan the document read least recently is exactly the one the "
+                               "next pass needs first. LRU evicts it, and every later miss evicts the next one "
+                               "needed: nothing is left when the pass comes back, so LRU hits nothing until all "
+                               "{docs} documents fit. {same} behave the same here: nothing is read twice within a "
+                               "pass, so arrival order, read counts (all equal, ties broken least recently used "
+                               "first) and ARC's T1 list (every entry read once) all pick LRU's victim. MRU evicts "
+                               "the document just read, which is needed last, so the first ones it stored stay and "
+                               "hit: {mru} at {gpu:,} tokens, as many as OPT ({opt}), which cannot be beaten. In "
+                               "random order the victim is no longer always the next one needed: at {mid:,} tokens "
+                               "LRU hits {lru_mid:.1f} of {docs} on average, OPT {opt_mid:.1f}, MRU {mru_mid:.1f}, "
+                               "and hits grow with the capacity, a slope. (MRU stays near OPT because with two "
+                               "passes a document read in the second pass is never needed again: the one just read "
+                               "is always a safe victim.) The cliff is LRU *plus* cyclic access, not a law of "
+                               "caching."),
+    "nb.07.zipf": ("With alpha {alpha:g}, {reread:.0%} of the reads are of a document read before (the most any "
+                   "cache can hit). At {at} documents ({share:.0%} of them) the policies rank: {ranking}."),
+    "nb.07.label-lru-exact": "LRU, exact from one pass",
+    "nb.07.label-lru-exact-short": "LRU, exact",
+    "nb.07.label-every-reread": "every re-read hits",
+    "nb.07.label-every-reread-share": "every re-read hits: {share:.1%}",
+    "nb.07.label-lab-gpu": "the lab's GPU:\n{gpu:,} tokens\n= {blocks} blocks",
+    "nb.07.figure-zipf-title": "Zipf popularity (alpha {alpha:g}): 500 documents, {reads:,} reads",
+    "nb.07.figure-x-documents": "cache capacity (documents)",
+    "nb.07.figure-y-ratio": "hit ratio",
+    "nb.07.figure-whole-trace": "whole trace: {blocks:,} block reads",
+    "nb.07.figure-head": "the first {reads:,} block reads, per policy",
+    "nb.07.figure-x-blocks": "cache capacity (512-token blocks)",
+    "nb.07.figure-y-block-ratio": "block hit ratio",
+    "nb.07.figure-mooncake-title": "Mooncake conversation trace (Kimi, FAST '25): block hit ratio against capacity",
+    "nb.07.trace-requests": ("{requests:,} requests over {minutes:.0f} minutes; prompts average {prompt:,.0f} "
+                             "tokens, answers {answer:,.0f}"),
+    "nb.07.trace-blocks": ("{blocks:,} block reads of {distinct:,} distinct blocks; {reused:,} ({share:.1%}) were "
+                           "read before, the most any cache can hit"),
+    "nb.07.real-no-cliff": ("No cliff: the largest step at any one capacity adds {step:,} hits, {step_share:.2%} of "
+                            "the reachable ones. A cache of {cache:,} blocks (1% of the distinct blocks) already "
+                            "hits {ratio:.1%} of the reads, {of_reachable:.0%} of the reachable {reachable:.1%}; "
+                            "half of the reachable hits come at {half:,} blocks, 90% at {most:,}, and all of them at "
+                            "{all:,}."),
+    "nb.07.real-curve": ("The largest step at any one capacity adds {step:,} hits, {step_share:.2%} of the reachable "
+                         "ones. A cache of {cache:,} blocks (1% of the distinct blocks) already hits {ratio:.1%} of "
+                         "the reads, {of_reachable:.0%} of the reachable {reachable:.1%}; half of the reachable hits "
+                         "come at {half:,} blocks, 90% at {most:,}, and all of them at {all:,}."),
+    "nb.07.head": ("{reads:,} block reads, {rereads:.1%} of them re-reads; your `LRUCache` agrees with the one-pass "
+                   "curve at {agree} of {count} capacities. At {middle:,} blocks the online policies rank {ranking} "
+                   "(MRU, the best on the cyclic scan, is number {mru_rank} of {online} here); OPT, which knows the "
+                   "future, hits {opt:.1%}."),
+    "nb.07.why-no-cliff": ("- {shared:.1%} of the requests begin with the same block ({block}), a prefix they share "
+                           "like a system prompt. Read once every {every:.0f} blocks on average, it stays among the "
+                           "most recent and hits in the smallest caches: {plateau:.1%} of all reads, the first "
+                           "plateau.\n- Most other re-reads are a conversation's next turn, which sends the previous "
+                           "prompt again after the traffic of every other conversation in between. At "
+                           "{per_minute:,.0f} blocks a minute, half of the reachable hits need {half:,} blocks, "
+                           "about {minutes:.1f} minutes of traffic; those gaps differ from one conversation to the "
+                           "next, so the hits arrive gradually as the capacity grows.\n- In a cyclic scan every "
+                           "re-read has the same distance, all the documents, so every hit arrives at one capacity: "
+                           "that is the cliff."),
+    "nb.07.blocks": ("- The lab's GPU of {gpu:,} tokens is {mooncake} Mooncake blocks, {lmcache} LMCache chunks or "
+                     "{vllm:,} vLLM blocks; on the conversation trace {mooncake} blocks hit {ratio:.1%} of the "
+                     "reads.\n- Counting tokens instead of whole 512-token blocks (a partial last block weighs what "
+                     "it holds), {token_share:.1%} of the prompt tokens were read before, against {block_share:.1%} "
+                     "of the blocks.\n- At {kv_bytes:,} bytes of KV per token a 512-token block takes "
+                     "{block_mib:.1f} MiB, so an LRU cache that hits every re-read of this one hour ({blocks:,} "
+                     "blocks) holds {tib:.2f} TiB: why Mooncake pools the CPU memory and SSDs of a whole cluster."),
 
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
     "cli.check-no-such-step": "The lab has steps 1 to 8, not {steps}.",

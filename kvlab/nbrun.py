@@ -3,22 +3,37 @@
     python -m kvlab notebooks            # executed copies go to OUT/notebooks/; the stored ones stay as they are
     python -m kvlab notebooks --inplace  # maintainers: refresh the stored outputs (from the stand-in, as CI checks)
 
-Several notebooks run at once (one per CPU), but each reports in the order given.
-nbclient and nbformat are imported only when a notebook runs, so `import kvlab` stays light.
+Several notebooks run at once (one per CPU), but each reports in the order given. Every notebook runs to
+its end and its executed copy is written, failing cells included; then each failed cell is one line
+(notebook, cell, what failed) and the command exits non-zero. A failed cell is an error output, or a
+one-line outcome that kvlab.notebook marked as failed in the output's metadata (a student's crash, a
+cell that is not Python, a file left alone). A copy that would replace a different file in OUT/notebooks
+(not what kvlab wrote there last) is left alone unless --force, which also reaches the kernels
+(KVLAB_FORCE=1) for the artifacts. nbclient and nbformat are imported only when a notebook runs, so
+`import kvlab` stays light.
 """
 import os
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from . import paths
 from .errors import UserError
+from .i18n import t
 
 NOTEBOOKS = paths.REPO / "notebooks"
 KERNEL = "python3"
 
 
 class NotebookError(UserError):
-    """A notebook that did not run to the end, in one line naming the notebook and the cell."""
+    """A notebook that could not be run or saved, or cells that failed; one line."""
+
+
+class Run(NamedTuple):
+    """One notebook's run: the executed notebook (None if it could not start), failures (lines), seconds."""
+    notebook: object
+    failures: list
+    seconds: float
 
 
 def notebook_paths(folder=NOTEBOOKS):
@@ -26,7 +41,7 @@ def notebook_paths(folder=NOTEBOOKS):
     return sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
-def kernel_env(out=None, stand_in=False):
+def kernel_env(out=None, stand_in=False, force=False):
     """This process's environment, with the artifacts folder and (for stored outputs) the stand-in measurement."""
     env = dict(os.environ)
     out = out or env.get("KVLAB_OUT")
@@ -34,46 +49,64 @@ def kernel_env(out=None, stand_in=False):
         env["KVLAB_OUT"] = str(Path(out).resolve())
     if stand_in:
         env["KVLAB_TTFT"] = str(paths.STAND_IN_TTFT)
+    if force:
+        env["KVLAB_FORCE"] = "1"
     return env
 
 
+def failures(notebook, name):
+    """One line per failed cell of an executed notebook: error outputs and outcomes marked as failed."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                message = (output.get("evalue") or "").strip().splitlines()
+                error = f"{output.get('ename')}: {message[0]}" if message else output.get("ename", "")
+                found.append(t("notebook.run-cell-failed", notebook=name, cell=index + 1, error=error))
+            elif output.get("metadata", {}).get("kvlab", {}).get("failed"):
+                text = output.get("data", {}).get("text/plain", "")
+                text = "".join(text) if isinstance(text, list) else text
+                found.append(t("notebook.run-cell-failed", notebook=name, cell=index + 1, error=text.strip()))
+    return found
+
+
 def execute(path, env=None, timeout=300):
-    """Run every cell of the notebook at `path`; return the executed notebook. Raises NotebookError."""
+    """Run every cell of the notebook at `path`, going on past failing cells; return a Run.
+
+    Raises NotebookError only for a file that is not a readable notebook.
+    """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     path = Path(path)
+    start = time.perf_counter()
     try:
         notebook = nbformat.read(path, as_version=4)
     except OSError as error:
         raise NotebookError(f"{path}: {error.strerror}") from None
     except Exception as error:  # not JSON, or not a notebook
-        raise NotebookError(f"{path}: not a readable notebook ({type(error).__name__})") from None
+        raise NotebookError(t("notebook.run-unreadable", notebook=path, error=type(error).__name__)) from None
     # No timing metadata: re-running gives the same file. "immediate": no waiting for a polite kernel shutdown.
-    client = NotebookClient(notebook, kernel_name=KERNEL, timeout=timeout, record_timing=False,
+    client = NotebookClient(notebook, kernel_name=KERNEL, timeout=timeout, record_timing=False, allow_errors=True,
                             shutdown_kernel="immediate", resources={"metadata": {"path": str(path.parent.resolve())}})
-    current = {"index": None}
+    current = {"index": 0}
     client.on_cell_start = lambda cell, cell_index: current.update(index=cell_index)
-
-    def where():
-        return path.name if current["index"] is None else f"{path.name}: cell {current['index'] + 1}"
-
+    stopped = []
     try:
         client.execute(env=env if env is not None else dict(os.environ), **_encryption())
-    except CellExecutionError as error:
-        message = (error.evalue or "").strip().splitlines()
-        raise NotebookError(f"{where()} failed: {error.ename}: {message[0] if message else ''}".rstrip(": ")) from None
     except CellTimeoutError:
-        raise NotebookError(f"{where()} did not finish within {timeout} s") from None
+        stopped.append(t("notebook.run-cell-timeout", notebook=path.name, cell=current["index"] + 1, seconds=timeout))
     except DeadKernelError:
-        raise NotebookError(f"{where()}: the kernel died") from None
+        stopped.append(t("notebook.run-kernel-died", notebook=path.name, cell=current["index"] + 1))
     except Exception as error:  # e.g. the kernel could not start
         from .cli import debugging
-        if debugging():
+        if debugging() and not isinstance(error, RuntimeError):
             raise
-        raise NotebookError(f"{path.name}: {type(error).__name__}: {error}") from None
-    return notebook
+        stopped.append(t("notebook.run-not-started", notebook=path.name, error=f"{type(error).__name__}: {error}"))
+    return Run(notebook, failures(notebook, path.name) + stopped, time.perf_counter() - start)
 
 
 def _encryption():
@@ -83,38 +116,53 @@ def _encryption():
     return {"transport_encryption": "auto"} if KernelManager.class_traits().get("transport_encryption") else {}
 
 
-def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None):
+def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None, force=False):
     """Execute the notebooks, `jobs` at a time (default: one per CPU); save each in place or as OUT/notebooks/NAME.
 
-    Reports one line per notebook, in the order given; the first failure (in that order) raises NotebookError.
+    Every notebook runs and is saved, failing cells included. Reports one line per notebook, in the order
+    given, and one per failed cell; raises NotebookError at the end if any cell failed.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     notebooks = [Path(path) for path in notebooks]
     if not notebooks:
-        raise NotebookError(f"no notebooks to run (none named NN_topic.ipynb in {NOTEBOOKS})")
-    env = kernel_env(out, stand_in=inplace)
+        raise NotebookError(t("notebook.run-none", folder=NOTEBOOKS))
+    env = kernel_env(out, stand_in=inplace, force=force)
     copies = paths.out_dir(env.get("KVLAB_OUT")) / "notebooks"
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(notebooks)))
+    failed = []
     with ThreadPoolExecutor(jobs) as pool:  # each notebook has its own kernel process; threads only wait
-        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name) for path in notebooks]
-        try:
-            for path, done in zip(notebooks, runs):
-                report(f"{path.name:<24} {done.result():5.1f} s")
-        except NotebookError:
-            pool.shutdown(cancel_futures=True)
-            raise
+        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name, inplace or force)
+                for path in notebooks]
+        for path, done in zip(notebooks, runs):
+            try:
+                lines, seconds = done.result()
+            except NotebookError as error:
+                lines, seconds = [str(error)], 0.0
+            report(t("notebook.run-took", notebook=f"{path.name:<24}", seconds=f"{seconds:5.1f}"))
+            for line in lines:
+                report(line)
+            failed += lines
+    if failed:
+        raise NotebookError(t("notebook.run-failed", n=len(failed), folder=NOTEBOOKS if inplace else copies))
     return copies
 
 
-def _run_one(path, env, target):
+def _run_one(path, env, target, force):
+    """Run one notebook and write it (whole, and never over a different file unless forced): (failures, seconds)."""
     import nbformat
 
-    start = time.perf_counter()
-    notebook = execute(path, env)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, target)
-    return time.perf_counter() - start
+    from .notebook import NotReplaced, write_file
+
+    run = execute(path, env)
+    lines = list(run.failures)
+    text = nbformat.writes(run.notebook)
+    text += "" if text.endswith("\n") else "\n"
+    try:
+        write_file(target, text, force=force, how=t("notebook.force-command"), manifest=target != path)
+    except NotReplaced as refused:
+        lines.append(str(refused))
+    return lines, run.seconds
 
 
 def add_arguments(parser):
@@ -122,8 +170,10 @@ def add_arguments(parser):
     parser.add_argument("--out", help="artifacts folder for the run (default: $KVLAB_OUT, else artifacts/ at the repository root)")
     parser.add_argument("--inplace", action="store_true",
                         help="save the outputs into the notebooks themselves, run on the stand-in (for maintainers)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace files in OUT (and OUT/notebooks) even when they are not what kvlab last wrote there")
 
 
 def run(args):
-    copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace)
-    print("stored notebooks refreshed (from the stand-in measurement)" if args.inplace else f"executed copies in {copies}")
+    copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace, force=args.force)
+    print(t("notebook.run-refreshed") if args.inplace else t("notebook.run-copies", folder=copies))

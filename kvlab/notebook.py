@@ -3,24 +3,40 @@ messages instead of tracebacks, the parameters, the artifacts and figures, and c
 
 Both editions use it. Standard library only (IPython when there is one), and it imports no student
 module when it is imported: a syntax error in kvlab/kvsim.py must not stop a notebook from saying so.
+Every sentence it shows comes from the catalog (kvlab/messages.py, ids notebook.* and the notebooks' nb.*).
 
-    kvsim, scenario, summarize = notebook.setup()   # the first code cell of every notebook
-    notebook.require(6)                             # "Finish step 5 first (notebook 04): ..." or True
+    kvsim, scenario, summarize = notebook.setup(step=2)  # the first code cell of every notebook
+    notebook.require(6)                 # "Finish step 5 first (notebook 04): ..." or True
+    notebook.needs(written=8)           # stops the cell in one line until step 8's code is written
+    notebook.say("nb.02.resident", resident=4, docs=10, total=50110)   # computed prose, as Markdown
+
+What a student's code can do to a cell, and what the cell then shows (one line, the cell counts as run,
+and a later cell that needs a name it did not define says why): a stub not written yet; an exception
+raised in a student file (`kvlab/scenario.py, line 42, in run: KeyError: 5`); an exception in the cell's
+own code on a value a step's code returned (it names the step and its check); a cell that is not Python;
+a student file that does not compile (every use of it raises StudentFileError until it compiles). The
+outcomes that are failures carry {"kvlab": {"failed": true}} in their output's metadata, for
+`kvlab notebooks` to count.
 """
 import ast
+import hashlib
 import importlib
+import io
+import json
 import linecache
 import os
 import platform
 import re
 import sys
 import tempfile
+import threading
 import traceback
 from importlib import metadata
 from pathlib import Path
 
 from . import lab, paths
 from .check.driver import within
+from .i18n import t
 
 # The values every notebook's `parameters` cell starts from; the artifacts are defined for these.
 LAB = {
@@ -36,14 +52,15 @@ LAB = {
 STUDENT = ("kvsim", "scenario", "summarize", "policies")
 KVLAB = Path(__file__).resolve().parent
 NOTEBOOK_OF_STEP = {1: "01", 2: "02", 3: "02", 4: "03", 5: "04", 6: "04", 7: "05", 8: "06"}
-NOT_WRITTEN = re.compile(r"step (\d+) is not written yet: (.+)")  # the stub's message (kvlab release)
+STEP_COMMENT = re.compile(r"\b(step|exercise)\s+(\d+)\b", re.IGNORECASE)  # "# Step 2 (and step 6): ..."
+EXERCISE = 7          # the exercise of notebook 07 (policies.py), numbered like a step: "# Exercise 07:"
 
 
 class ParameterError(ValueError):
     """A value in a notebook's parameters cell that the notebook cannot use; shown as one line."""
 
     def _render_traceback_(self):  # IPython shows these lines instead of a traceback; the cell still fails
-        return [f"ParameterError: {self}"]
+        return [f"ParameterError: {self}"]  # Python's own form: the type, then the catalog's text
 
 
 class StudentFileError(Exception):
@@ -58,7 +75,11 @@ class StudentFileError(Exception):
 
 
 class StudentModule:
-    """Stands for kvlab.NAME: every attribute is looked up in the module as it is now (after a reload)."""
+    """Stands for kvlab.NAME: every attribute is looked up in the module as it is now (after a reload).
+
+    While the file does not import (a syntax error saved, say), every use raises StudentFileError: the
+    cells never go on quietly with the version before.
+    """
 
     def __init__(self, name):
         self._name = name
@@ -76,6 +97,7 @@ class StudentModule:
 
 
 _stamps = {}   # module name -> (mtime_ns, size) of the file when it was last loaded (or failed to)
+_broken = {}   # module name -> the one line of its file's last failure to import (until it imports again)
 
 
 def _file(name):
@@ -91,8 +113,17 @@ def _stamp(name):
 
 
 def load(name):
-    """The module kvlab.NAME, imported if it is not yet; a file that does not import raises StudentFileError."""
+    """The module kvlab.NAME, imported if it is not yet; a file that does not import raises StudentFileError.
+
+    A file that failed to reload stays failed until it changes and imports: so does each student module
+    that imports it (scenario.py runs on kvsim.py's classes).
+    """
     qualified = f"kvlab.{name}"
+    if name in _broken and _stamp(name) != _stamps.get(name):
+        reload_changed(report=lambda text: None)  # a failure is raised below, as one line
+    failure = _failure_of(name)
+    if failure:
+        raise StudentFileError(failure)
     if qualified in sys.modules:
         return sys.modules[qualified]
     stamp = _stamp(name)
@@ -105,15 +136,35 @@ def load(name):
     return module
 
 
+def _failure_of(name):
+    """The line of the failed file that keeps kvlab.NAME from being used: its own, or one it imports."""
+    if name in _broken:
+        return _broken[name]
+    module = sys.modules.get(f"kvlab.{name}")
+    for other in STUDENT:
+        if other != name and other in _broken and module is not None and _imports(module, other):
+            return _broken[other]
+    return None
+
+
 def _import_failure(name, error):
     """One line: which file, which line, what went wrong (never a traceback); the file may be one kvlab.NAME imports."""
     if isinstance(error, SyntaxError) and error.filename:
-        return f"{_student_path(error.filename)}, line {error.lineno}: {type(error).__name__}: {error.msg}"
+        return t("notebook.file-does-not-import", file=_student_path(error.filename), line=error.lineno,
+                 error=f"{type(error).__name__}: {error.msg}")
     where = None
     for frame, number in traceback.walk_tb(error.__traceback__):
         if Path(frame.f_code.co_filename).resolve() in _student_files():
-            where = f"{_student_path(frame.f_code.co_filename)}, line {number}"
-    return f"{where or f'kvlab/{name}.py'}: {type(error).__name__}: {error}"
+            where = (_student_path(frame.f_code.co_filename), number)
+    if where is None:
+        return t("notebook.file-does-not-import-nowhere", file=f"kvlab/{name}.py", error=_error_text(error))
+    return t("notebook.file-does-not-import", file=where[0], line=where[1], error=_error_text(error))
+
+
+def _error_text(error):
+    """What raised, as Python shows it: `KeyError: 5` (the first line of the message only)."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
 def _student_files():
@@ -126,7 +177,11 @@ def _student_path(filename):
 
 
 def reload_changed(report=print):
-    """Reload each loaded student module whose file changed, and those importing one that was reloaded."""
+    """Reload each loaded student module whose file changed, and those importing one that was reloaded.
+
+    A file that fails is reported once (not before every cell) and stays failed: load() raises its line
+    until the file imports again.
+    """
     reloaded = set()
     for name in STUDENT:
         module = sys.modules.get(f"kvlab.{name}")
@@ -138,12 +193,14 @@ def reload_changed(report=print):
         changed = stamp != _stamps[name]
         if not changed and not any(_imports(module, other) for other in reloaded):
             continue
-        _stamps[name] = stamp  # a file that fails is reported once, not before every cell
+        _stamps[name] = stamp
         try:
             importlib.reload(module)
         except Exception as error:
-            report(f"{_import_failure(name, error)} (not reloaded: the cells still use the version before)")
+            _broken[name] = _import_failure(name, error)
+            report(_broken[name])
             continue
+        _broken.pop(name, None)
         reloaded.add(name)
     return reloaded
 
@@ -156,6 +213,80 @@ def _imports(module, name):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Which step's code is this? (from the `# Step N:` comments of the student's files)
+
+
+def steps_of_lines(filename, first, last):
+    """The step numbers named in the comments and docstrings of lines first..last of a file (1-based)."""
+    found = []
+    for number in range(first, last + 1):
+        text = linecache.getline(str(filename), number).strip()
+        if text.startswith(("#", '"""', "Step", "Exercise")) or "Step " in text:
+            for kind, value in STEP_COMMENT.findall(text):
+                step = (kind.lower(), int(value))
+                if step not in found:
+                    found.append(step)
+    return found
+
+
+def _definitions(filename):
+    """[(first line, last line, qualified name)] of the defs and classes of a file, as it is now."""
+    linecache.checkcache(str(filename))
+    try:
+        tree = ast.parse("".join(linecache.getlines(str(filename))))
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.append((child.lineno, child.end_lineno, prefix + child.name))
+                visit(child, prefix + child.name + ".")
+    visit(tree, "")
+    return found
+
+
+def step_at(filename, line):
+    """The step whose code holds `line` of a student file: ("step", N), ("exercise", 7), or None.
+
+    The nearest step comment above the line in its innermost def (a comment naming two steps, "Step 2
+    (and step 6)", gives the one this notebook is about); else the first one of that def, then of its
+    class (a dunder like __repr__ belongs to its class's step).
+    """
+    around = sorted((first, last, name) for first, last, name in _definitions(filename) if first <= line <= last)
+    for first, last, _ in reversed(around):
+        for number in range(line, first - 1, -1):
+            if steps_of_lines(filename, number, number):  # the nearest; its whole comment block names the steps
+                top, bottom = number, number
+                while top > first and _is_comment(filename, top - 1):
+                    top -= 1
+                while bottom < line and _is_comment(filename, bottom + 1):
+                    bottom += 1
+                return _choose(steps_of_lines(filename, top, bottom))
+        anywhere = steps_of_lines(filename, first, last)
+        if anywhere:
+            return _choose(anywhere)
+    return None
+
+
+def _is_comment(filename, number):
+    return linecache.getline(str(filename), number).strip().startswith("#")
+
+
+def steps_of(module_name, attribute):
+    """The steps named in the definition of kvlab.MODULE.ATTRIBUTE (scenario.run: step 2 and step 6)."""
+    filename = _file(module_name)
+    for first, last, name in _definitions(filename):
+        if name == attribute:
+            found = steps_of_lines(filename, first, last)
+            if not found:  # a method without comments: its class's
+                continue
+            return found
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Setting up a notebook: hooks and one-line messages
 
 
@@ -164,20 +295,36 @@ class _Session:
 
     def __init__(self):
         self.cell = ""        # the source of the cell running now
-        self.stopped = {}     # name -> the message of the not-written step that kept a cell from defining it
+        self.stopped = {}     # name -> Line: why the cell that should have defined it stopped
+        self.made_by = {}     # name -> the ("step", N) whose code a cell called to compute it
         self.skipped = set()  # ids of exceptions shown as one line; their cells count as run
+        self.step = None      # the notebook's step (setup(step=N)); None outside a step notebook
+        self.reported = set() # lines reload_changed showed before this cell ran (not shown twice)
+        self.steps = ()       # the steps this notebook covers (notebook 02: 2 and 3)
 
 
 _session = _Session()
 
 
+class Line:
+    """A message of the catalog shown as one line in a cell's output, with its id kept as data."""
+
+    def __init__(self, message_id, /, failed=False, markdown=False, **params):
+        self.id, self.params, self.failed, self.markdown = message_id, params, failed, markdown
+
+    def __str__(self):
+        return t(self.id, **self.params)
+
+
 def setup(*names, step=None):
     """Call in each notebook's first code cell: returns the student modules (kvsim, scenario, summarize).
 
-    In IPython it also registers, once: a reload of the student files that changed before each cell, and
-    one line instead of a traceback for a step that is not written yet (the cell counts as run, so Run All
-    goes on) or for a name that such a cell did not get to define. With `step`, it says which earlier step
-    to finish first, if any (require).
+    In IPython it also registers, once: a reload of the student files that changed before each cell;
+    one line instead of a traceback for a step that is not written yet, for an exception raised in a
+    student file, for a cell that is not valid Python, and for a cell's own code stopping on a value the
+    student's code returned (each such cell counts as run, so Run All goes on); and one line for a name
+    that such a cell did not get to define. With `step`, the notebook knows its steps (02: 2 and 3) and
+    says which earlier step to finish first, if any (require).
     """
     names = names or ("kvsim", "scenario", "summarize")
     unknown = [name for name in names if name not in STUDENT]
@@ -187,8 +334,12 @@ def setup(*names, step=None):
     if shell is not None and not getattr(shell, "_kvlab_hooks", False):
         shell.events.register("pre_run_cell", _pre_run_cell)
         shell.events.register("post_run_cell", _post_run_cell)
-        shell.set_custom_exc((NotImplementedError, NameError), _one_line)
+        shell.set_custom_exc((Exception,), _one_line)
+        shell.input_transformers_post.append(_invalid_python)
         shell._kvlab_hooks = True
+    if step is not None:
+        _session.step = step
+        _session.steps = tuple(s for s, nb in NOTEBOOK_OF_STEP.items() if nb == NOTEBOOK_OF_STEP.get(step))
     failures = []
     for name in names:  # import now, so that a file that does not import says so here, once
         try:
@@ -196,7 +347,7 @@ def setup(*names, step=None):
         except StudentFileError as error:
             failures.append(str(error))
     for line in dict.fromkeys(failures):  # scenario.py fails too when kvsim.py does: say it once
-        print(line, file=sys.stderr)
+        show_line(Line("notebook.student-file", failed=True, failure=line))
     if step is not None:
         require(step)
     return tuple(StudentModule(name) for name in names)
@@ -212,7 +363,13 @@ def _shell():
 
 def _pre_run_cell(info):
     _session.cell = info.raw_cell or ""
-    reload_changed(report=lambda line: print(line, file=sys.stderr))
+    _session.reported = set()
+
+    def report(text):
+        _session.reported.add(text)
+        show_line(Line("notebook.student-file", failed=True, failure=text))
+
+    reload_changed(report=report)
 
 
 def _post_run_cell(result):
@@ -220,35 +377,164 @@ def _post_run_cell(result):
     if result is not None and id(result.error_in_exec) in _session.skipped:
         result.error_in_exec = None
     elif result is not None and result.success:
+        made = _made_by(_session.cell)
         for name in _bound_names(_session.cell):  # defined now: a later NameError is a real one
             _session.stopped.pop(name, None)
+            if made:
+                _session.made_by[name] = made
+            else:
+                _session.made_by.pop(name, None)
     _session.skipped.clear()
 
 
+def show_line(line):
+    """Display a Line: its text as plain text (stderr style in JupyterLab), its id in the output's metadata."""
+    text = str(line)
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(text, file=sys.stderr)
+        return
+    if _shell() is None:
+        print(text, file=sys.stderr)
+        return
+    if line.markdown:  # a step to finish first: Markdown, as require() shows it
+        _display(Text(text, message_id=line.id))
+        return
+    meta = {"kvlab": {"msg": line.id, **({"failed": True} if line.failed else {})}}
+    display({"text/plain": text, "application/vnd.jupyter.stderr": text + "\n"}, raw=True, metadata=meta)
+
+
+# The exceptions a cell's own code raises when a value it uses is not what a step's code should return.
+VALUE_ERRORS = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError, ZeroDivisionError)
+
+
 def _one_line(shell, etype, value, tb, tb_offset=None):
-    """IPython's handler for NotImplementedError and NameError: one line where the lab expects them."""
-    message = None
-    if issubclass(etype, NotImplementedError) and _raised_in_student_file(tb):
-        message = str(value)
-    elif issubclass(etype, NameError) and getattr(value, "name", None) in _session.stopped:
-        message = f"{value.name} is not defined: an earlier cell stopped ({_session.stopped[value.name]})"
-    if message is None:
+    """IPython's handler for every exception: one line where the lab expects one, else the traceback."""
+    try:
+        line = _line_for(etype, value, tb)
+    except Exception:  # a bug here must not hide the student's exception: show it as Python would
+        line = None
+    if line is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
         return None
-    print(message, file=sys.stderr)
-    step = str(value) if issubclass(etype, NotImplementedError) else _session.stopped[value.name]
+    if str(line) not in _session.reported:  # a file that failed to reload was just reported: once is enough
+        show_line(line)
+    reason = line if line.id != "notebook.name-stopped" else _session.stopped[value.name]
     for name in _bound_names(_session.cell):
-        _session.stopped[name] = step
+        _session.stopped[name] = reason
     _session.skipped.add(id(value))
     return None
 
 
-def _raised_in_student_file(tb):
-    """True when the innermost frame is in one of the student's files: a stub that is not written yet."""
+def _line_for(etype, value, tb):
+    """The Line for an exception, or None when it is not one the lab turns into a line."""
     frames = list(traceback.walk_tb(tb))
-    if not frames:
-        return False
-    return Path(frames[-1][0].f_code.co_filename).resolve() in _student_files()
+    innermost = frames[-1] if frames else None
+    in_student = innermost is not None and Path(innermost[0].f_code.co_filename).resolve() in _student_files()
+    if issubclass(etype, NotImplementedError) and in_student:
+        return Line("notebook.not-written", stub=str(value))
+    if issubclass(etype, NotReady):
+        return value.line
+    if issubclass(etype, StudentFileError):
+        return Line("notebook.student-file", failure=str(value), failed=True)
+    if issubclass(etype, NameError) and getattr(value, "name", None) in _session.stopped:
+        reason = _session.stopped[value.name]
+        return Line("notebook.name-stopped", name=value.name, reason=str(_short(reason)))
+    if in_student:
+        frame, number = innermost
+        step = step_at(frame.f_code.co_filename, number)
+        return Line("notebook.student-crash", failed=True, file=_student_path(frame.f_code.co_filename),
+                    line=number, function=frame.f_code.co_name, error=_error_text(value), step=step)
+    if issubclass(etype, VALUE_ERRORS) and not issubclass(etype, (AssertionError, ParameterError)) \
+            and _session.step is not None:
+        step = _made_by(_session.cell) or _made_by_names(_session.cell)
+        if step is not None:
+            kind, number = step
+            message = "notebook.bad-value-exercise" if kind == "exercise" else "notebook.bad-value"
+            return Line(message, failed=True, error=_error_text(value), step=number)
+    return None
+
+
+def _short(reason):
+    """What a later cell says about the cell that stopped: which step to fix."""
+    if isinstance(reason, Line) and reason.id == "notebook.student-crash" and reason.params.get("step"):
+        kind, number = reason.params["step"]
+        message = "notebook.stopped-exercise" if kind == "exercise" else "notebook.stopped-step"
+        return Line(message, error=reason.params["error"], step=number)
+    if isinstance(reason, Line) and reason.id == "notebook.student-crash":
+        return Line("notebook.stopped-code", error=reason.params["error"], file=reason.params["file"])
+    if isinstance(reason, Line) and reason.id in ("notebook.bad-value", "notebook.bad-value-exercise"):
+        message = "notebook.stopped-value" if reason.id == "notebook.bad-value" else "notebook.stopped-value-exercise"
+        return Line(message, error=reason.params["error"], step=reason.params["step"])
+    if isinstance(reason, Line) and reason.id == "notebook.not-written":
+        return reason.params["stub"]
+    if isinstance(reason, Line) and reason.id.startswith("notebook.finish-"):
+        return reason.params["stub"]
+    return reason
+
+
+def _student_names():
+    """{name in the notebook: student module name} for the stand-ins setup() returned."""
+    shell = _shell()
+    namespace = shell.user_ns if shell is not None else {}
+    return {name: value._name for name, value in list(namespace.items()) if isinstance(value, StudentModule)}
+
+
+def _made_by(source):
+    """The step whose code this cell calls (kvsim.LRUCache, scenario.run, ...), chosen for this notebook."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    modules = _student_names()
+    candidates = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            candidates += steps_of(modules[node.value.id], node.attr)
+    return _choose(candidates)
+
+
+def _made_by_names(source):
+    """The step that computed a value this cell reads (a name an earlier cell bound from a step's code)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return _choose([_session.made_by[name] for name in sorted(used) if name in _session.made_by])
+
+
+def _choose(candidates):
+    """Of the steps a cell's values may come from, the one this notebook is about (else the latest before it)."""
+    if not candidates:
+        return None
+    exercises = [step for step in candidates if step[0] == "exercise"]
+    numbered = [step for step in candidates if step[0] == "step"]
+    mine = [step for step in numbered if step[1] in _session.steps]
+    if mine:
+        return max(mine)
+    before = [step for step in numbered if _session.step is None or step[1] <= _session.step]
+    if before:
+        return max(before)
+    return exercises[0] if exercises else max(numbered)
+
+
+def _invalid_python(lines):
+    """IPython input transformer: a cell that does not compile becomes code that shows one line and runs."""
+    source = "".join(lines)
+    try:
+        compile(source, "<cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        text = f"{type(error).__name__}: {error.msg}"
+        return [f"__import__('kvlab.notebook').notebook._not_python({text!r}, {error.lineno or 0!r})\n"]
+    except (ValueError, OverflowError, MemoryError):  # e.g. a null byte: Python's own error shows
+        return lines
+    return lines
+
+
+def _not_python(error, line):
+    show_line(Line("notebook.not-python", failed=True, error=error, line=line))
 
 
 def _bound_names(source):
@@ -311,39 +597,109 @@ def _probe_summarize(kvsim, scenario, summarize):
     summarize.summarize([summarize.parse_line(line % config) for config in ("baseline", "lmcache")])
 
 
+def _probe_exercise(kvsim, scenario, summarize):
+    policies = StudentModule("policies")
+    for cache in (policies.FIFOCache(8), policies.MRUCache(8)):  # the shared Cache._admit first
+        cache.access("a", 4), cache.access("b", 4), cache.access("c", 4), cache.access("c", 4)
+
+
 PROBES = {1: _probe_lru, 2: _probe_run, 3: _probe_run, 4: _probe_gpu_cliff, 5: _probe_tiers,
           6: _probe_offload, 7: _probe_cpu_cliff, 8: _probe_summarize}
+EXERCISE_PROBE = _probe_exercise
 
 
 PROBE_SECONDS = 2.0  # the probes take microseconds; a student's endless loop must not hang the setup cell
 
 
-def not_written(step):
-    """The stub message of the first step before `step` whose code is not written yet, or None."""
+def _probe(probe):
+    """The stub message `probe` runs into (str), or None when its code is written (right or wrong)."""
     modules = [StudentModule(name) for name in ("kvsim", "scenario", "summarize")]
-    for earlier in range(1, step):
-        try:
-            within(PROBE_SECONDS, lambda: PROBES[earlier](*modules))  # too slow: written, the checks will say more
-        except NotImplementedError as error:
-            if _raised_in_student_file(error.__traceback__):
-                return str(error)
-        except Exception:  # written but wrong (or too slow): that is for the checks to say, not for require()
-            continue
+    try:
+        within(PROBE_SECONDS, lambda: probe(*modules))  # too slow: written, the checks will say more
+    except NotImplementedError as error:
+        if _raised_in_student_file(error.__traceback__):
+            return str(error)
+    except Exception:  # written but wrong (or too slow): that is for the checks to say, not for require()
+        pass
     return None
 
 
-def require(step):
-    """True when the steps before `step` are written; else display which step to finish first, and False."""
-    message = not_written(step)
+def not_written(step):
+    """(earlier step, its stub message) for the first step before `step` whose code is not written yet, or None."""
+    for earlier in range(1, step):
+        message = _probe(PROBES[earlier])
+        if message is not None:
+            return earlier, message
+    return None
+
+
+def _raised_in_student_file(tb):
+    """True when the innermost frame is in one of the student's files: a stub that is not written yet."""
+    frames = list(traceback.walk_tb(tb))
+    if not frames:
+        return False
+    return Path(frames[-1][0].f_code.co_filename).resolve() in _student_files()
+
+
+def require(step, exercise=False):
+    """True when the steps before `step` are written; else display which step to finish first, and False.
+
+    With `exercise`, the exercise of notebook 07 (policies.py) must be written too.
+    """
+    found = not_written(step)
+    if found is not None:
+        earlier, message = found
+        say("notebook.finish-step-first", step=earlier, notebook=NOTEBOOK_OF_STEP.get(earlier, "?"), stub=message)
+        return False
+    if exercise:
+        message = _probe(EXERCISE_PROBE)
+        if message is not None:
+            say("notebook.finish-exercise-first", stub=message)
+            return False
+    return True
+
+
+class NotReady(Exception):
+    """Raised by needs(): a cell that needs code not written yet; shown as one line, the cell counts as run."""
+
+    def __init__(self, line):
+        super().__init__(str(line))
+        self.line = line
+
+    def _render_traceback_(self):
+        return [str(self.line)]
+
+
+def needs(step=None, exercise=False, written=None):
+    """Stop the cell, in one line, unless its code is there: the steps before `step`, notebook 07's exercise,
+    and step `written` itself. A cell that shows a lab result starts with this, so that nothing it would
+    show appears before the student's own code computes it. Returns True.
+    """
+    found = not_written(step) if step is not None else None
+    if found is not None:
+        earlier, message = found
+        raise NotReady(Line("notebook.finish-step-first", step=earlier, notebook=NOTEBOOK_OF_STEP.get(earlier, "?"),
+                            stub=message, markdown=True))
+    if exercise:
+        message = _probe(EXERCISE_PROBE)
+        if message is not None:
+            raise NotReady(Line("notebook.finish-exercise-first", stub=message, markdown=True))
+    if written is not None:
+        message = _probe(PROBES[written])
+        if message is not None:
+            raise NotReady(Line("notebook.finish-this-step", step=written, stub=message, markdown=True))
+    return True
+
+
+def require_written(step):
+    """True when the code of `step` itself is written; else one line saying to finish it, and False.
+
+    For a cell that shows a lab result only once the student's own code computes it.
+    """
+    message = _probe(PROBES[step])
     if message is None:
         return True
-    found = NOT_WRITTEN.fullmatch(message)
-    if found:
-        earlier, what = int(found.group(1)), found.group(2)
-        md(f"**Finish step {earlier} first** (notebook {NOTEBOOK_OF_STEP.get(earlier, '?')}): "
-           f"{what} is not written yet.")
-    else:
-        md(f"**Finish an earlier step first**: {message}")
+    say("notebook.finish-this-step", step=step, stub=message)
     return False
 
 
@@ -364,21 +720,23 @@ def check_parameters(**values):
     for name, value in values.items():
         if name in INTEGERS:
             if not _whole(value) or value < INTEGERS[name]:
-                raise ParameterError(f"{name} must be a whole number >= {INTEGERS[name]}, got {_shown_value(value)}")
+                raise ParameterError(t("notebook.param-whole", name=name, minimum=INTEGERS[name],
+                                       got=_shown_value(value)))
         elif name in LISTS:
             if not isinstance(value, (list, tuple)):
-                hint = f' (pass a list with papermill -y "{name}: [21520, 50110]")' if isinstance(value, str) else ""
-                raise ParameterError(f"{name} must be a list of whole numbers, got {_shown_value(value)}{hint}")
+                message = "notebook.param-list-from-text" if isinstance(value, str) else "notebook.param-list"
+                raise ParameterError(t(message, name=name, got=_shown_value(value)))
             if not value:
-                raise ParameterError(f"{name} must hold at least one capacity, got []")
+                raise ParameterError(t("notebook.param-empty", name=name))
             for item in value:
                 if not _whole(item) or item < LISTS[name]:
-                    raise ParameterError(f"{name} must hold whole numbers >= {LISTS[name]}, got {_shown_value(item)}")
+                    raise ParameterError(t("notebook.param-items", name=name, minimum=LISTS[name],
+                                           got=_shown_value(item)))
         elif name in STRINGS:
             if not isinstance(value, str):
-                raise ParameterError(f"{name} must be a string (a path, or empty), got {_shown_value(value)}")
+                raise ParameterError(t("notebook.param-string", name=name, got=_shown_value(value)))
         else:
-            raise ParameterError(f"unknown parameter {name}")
+            raise ParameterError(t("notebook.param-unknown", name=name))
     return values.pop("ttft", "") == "" and at_lab_defaults(**values)
 
 
@@ -387,8 +745,8 @@ def _whole(value):
 
 
 def _shown_value(value):
-    kind = type(value).__name__
-    return f"{value!r} (a {kind})" if not _whole(value) else repr(value)
+    return t("notebook.param-value-of-type", value=repr(value), kind=type(value).__name__) if not _whole(value) \
+        else repr(value)
 
 
 def at_lab_defaults(**parameters):
@@ -409,22 +767,110 @@ def _same(value, default):
 # Artifacts and figures
 
 
-OTHER_PARAMETERS = ("not written: these parameters are not the lab's, and {names} {verb} the lab's results "
-                    "(run with the default parameters to write {them})")
+MANIFEST = ".kvlab-written.json"   # in each folder kvlab writes to: name -> sha256 of what kvlab last wrote there
+_manifest_lock = threading.Lock()  # the threads of `kvlab notebooks`; a file lock for kernels writing at once
+
+
+class NotReplaced(Exception):
+    """A file kvlab would write holds something else, not what kvlab last wrote there: left alone."""
+
+    def __init__(self, path, how):
+        super().__init__(t("notebook.not-replaced", file=_shown(path), how=how))
+        self.path = path
+
+
+def forced():
+    """True when $KVLAB_FORCE=1 (set by `kvlab notebooks --force` for its kernels)."""
+    return os.environ.get("KVLAB_FORCE") == "1"
+
+
+def _digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class _FolderLock:
+    """The manifest of a folder, read and written under one lock: a thread lock, and flock on the folder itself
+    where there is one (kernels of `kvlab notebooks` write artifacts into one folder at once)."""
+
+    def __init__(self, folder):
+        self.folder, self.handle = Path(folder), None
+
+    def __enter__(self):
+        _manifest_lock.acquire()
+        try:
+            import fcntl
+            self.handle = os.open(self.folder, os.O_RDONLY)
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # Windows, or a folder that cannot be locked: the thread lock only
+            if self.handle is not None:
+                os.close(self.handle)
+            self.handle = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.handle is not None:
+            os.close(self.handle)  # closing releases the flock
+        _manifest_lock.release()
+
+
+def _read_manifest(folder):
+    try:
+        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_file(path, data, force=False, how=None, manifest=True):
+    """Write `data` (text or bytes) at `path`, whole or not at all, unless that would replace a different file.
+
+    A file is replaced freely when it is absent, identical, or still exactly what kvlab last wrote there
+    (the folder's .kvlab-written.json); otherwise NotReplaced is raised and the file is left as it is,
+    unless `force` (or $KVLAB_FORCE=1). `how` names the way to force, for the message. Without
+    `manifest` (the stored notebooks, refreshed in place) no manifest is kept.
+    """
+    path = Path(path)
+    data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _FolderLock(path.parent) if manifest else _manifest_lock:
+        known = _read_manifest(path.parent) if manifest else {}
+        try:
+            existing = path.read_bytes()
+        except FileNotFoundError:
+            existing = None
+        except IsADirectoryError:
+            raise NotReplaced(path, how or t("notebook.force-kernel")) from None
+        if existing is not None and existing != data and not (force or forced()) \
+                and known.get(path.name) != _digest(existing):
+            raise NotReplaced(path, how or t("notebook.force-kernel"))
+        if existing != data:
+            write_atomically(path, data)
+        if manifest and known.get(path.name) != _digest(data):
+            known[path.name] = _digest(data)
+            write_atomically(path.parent / MANIFEST, json.dumps(known, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 def save_artifacts(texts, lab_defaults):
-    """Write each {name: text or bytes} into the artifacts folder at the lab's defaults only; say what happened."""
-    names = " and ".join(texts)
+    """Write each {name: text or bytes} into the artifacts folder at the lab's defaults only; say what happened.
+
+    A file that holds something kvlab did not write there is left alone, in one line (KVLAB_FORCE=1 forces).
+    """
     if not lab_defaults:
-        one = len(texts) == 1
-        md(OTHER_PARAMETERS.format(names=names, verb="holds" if one else "hold", them="it" if one else "them"))
+        say("notebook.artifacts-other-parameters", names=list(texts), n=len(texts))
         return
     folder = paths.out_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    written = []
     for name, data in texts.items():
-        write_atomically(folder / name, data)
-    md(f"wrote {names} in the artifacts folder")
+        try:
+            write_file(folder / name, data)
+        except NotReplaced as refused:
+            show_line(Line("notebook.not-replaced", failed=True, file=_shown(refused.path),
+                           how=t("notebook.force-kernel")))
+            continue
+        written.append(name)
+    if written:
+        say("notebook.artifacts-written", names=written, n=len(written))
 
 
 def write_atomically(path, data):
@@ -444,14 +890,20 @@ def write_atomically(path, data):
 
 
 def save_figure(fig, name, lab_defaults):
-    """Save `fig` as NAME.png in the lab's figures folder, or in figures/other-parameters; print where."""
+    """Save `fig` as NAME.png in the lab's figures folder, or in figures/other-parameters; say where."""
     folder = paths.figures_dir(lab_defaults)
-    folder.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
     # No "Software" entry: the bytes do not change with the matplotlib version's name.
-    fig.savefig(folder / f"{name}.png", dpi=150, bbox_inches="tight", metadata={"Software": None})
-    shown = (folder / f"{name}.png").relative_to(paths.out_dir()).as_posix()
-    print(f"saved {shown} in the artifacts folder")
-    return folder / f"{name}.png"
+    fig.savefig(buffer, format="png", dpi=150, bbox_inches="tight", metadata={"Software": None})
+    target = folder / f"{name}.png"
+    shown = target.relative_to(paths.out_dir()).as_posix()
+    try:
+        write_file(target, buffer.getvalue())
+    except NotReplaced:
+        show_line(Line("notebook.not-replaced", failed=True, file=_shown(target), how=t("notebook.force-kernel")))
+        return target
+    print(t("notebook.figure-saved", file=shown))
+    return target
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -459,10 +911,14 @@ def save_figure(fig, name, lab_defaults):
 
 
 class Text:
-    """Markdown in a notebook, the same text in plain form (so nbval compares it); never a bare repr."""
+    """Markdown in a notebook, the same text in plain form (so nbval compares it); never a bare repr.
 
-    def __init__(self, text, markdown=None):
+    With a message id, the output's metadata names it ({"kvlab": {"msg": id}}).
+    """
+
+    def __init__(self, text, markdown=None, message_id=None):
         self.text, self.markdown = text, markdown if markdown is not None else text
+        self.message_id = message_id
 
     def _repr_markdown_(self):
         return self.markdown
@@ -472,8 +928,24 @@ class Text:
 
 
 def md(text):
-    """Display `text` as Markdown (its plain form is the same text)."""
+    """Display `text` as Markdown (its plain form is the same text). Computed prose uses say()."""
     _display(Text(text))
+
+
+def say(message_id, /, **params):
+    """Display the catalog's message `message_id` (kvlab/messages.py) as Markdown, its plain form the same.
+
+    Lists among the parameters are shown as the lab writes them: `[9, 8, 7, 6]` stays a list, names are joined
+    with commas.
+    """
+    text = t(message_id, **{name: _param(value) for name, value in params.items()})
+    _display(Text(text, message_id=message_id))
+
+
+def _param(value):
+    if isinstance(value, (list, tuple)) and value and all(isinstance(item, str) for item in value):
+        return ", ".join(value)
+    return value
 
 
 def show_source(obj):
@@ -485,7 +957,7 @@ def show_source(obj):
     linecache.checkcache(str(path))  # the file may have changed since it was last read
     lines, start = inspect.getsourcelines(obj)
     source = "".join(lines).rstrip("\n")
-    where = f"{_shown(path)}, line {start}"
+    where = t("notebook.source-at", file=_shown(path), line=start)
     _display(Text(f"{where}\n{source}", f"`{where}`\n```python\n{source}\n```"))
 
 
@@ -495,21 +967,25 @@ def _display(value):
     except ImportError:
         print(repr(value))
         return
-    display(value)
+    if _shell() is None:
+        print(repr(value))
+        return
+    message_id = getattr(value, "message_id", None)
+    display(value, metadata={"kvlab": {"msg": message_id}} if message_id else None)
 
 
 def describe_source(path):
     """Where a TTFT file is (relative to the repository when inside it) and whether it is the stand-in."""
     if paths.is_stand_in(path):
-        return (f"{_shown(path)}: the generated STAND-IN, not a measurement "
-                "(it reproduces the published figures by construction)")
-    return f"{_shown(path)}: a measurement"
+        return t("notebook.ttft-stand-in", file=_shown(path))
+    return t("notebook.ttft-measurement", file=_shown(path))
 
 
 def figure_note(path):
     """The line under a figure of TTFT data: which file, and whether it is the stand-in."""
-    kind = "the generated stand-in, not a measurement" if paths.is_stand_in(path) else "a measurement"
-    return f"data: {_shown(path)}, {kind}"
+    if paths.is_stand_in(path):
+        return t("notebook.figure-note-stand-in", file=_shown(path))
+    return t("notebook.figure-note-measurement", file=_shown(path))
 
 
 def _shown(path):

@@ -5,6 +5,8 @@ Each function returns (fig, ax) so a notebook can adjust the figure before showi
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
+from .i18n import t
+
 COLORS = {"baseline": "tab:red", "lmcache": "tab:blue"}
 MARKERS = {"baseline": "o", "lmcache": "^"}
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
@@ -18,7 +20,7 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
     """
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     capacities, counts = zip(*sorted((int(c), n) for c, n in sweep.items()))
-    ax.step(capacities, counts, where="post", color="0.35", linewidth=1.5, label="simulator, dense sweep")
+    ax.step(capacities, counts, where="post", color="0.35", linewidth=1.5, label=t("notebook.plot-dense-sweep"))
     xs, ys = zip(*sorted((int(c), n) for c, n in marked.items()))
     ax.plot(xs, ys, "o", color="tab:orange", markersize=8, markeredgecolor="black", zorder=3, clip_on=False,
             label=marked_label)
@@ -61,11 +63,11 @@ def ttft_by_request(frame, note=None):
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks([20, 30, 50, 100, 200, 300, 500, 800])
     ax.set_xticks(ticks, labels, fontsize=8)
-    ax.set(xlabel="document id, in read order within each pass", ylabel="time to first token (ms, log scale)",
+    ax.set(xlabel=t("notebook.plot-request-x"), ylabel=t("notebook.plot-request-y"),
            xlim=(-1, start - 1))
-    ax.set_title("Per-request TTFT by pass and config", pad=22)
+    ax.set_title(t("notebook.plot-request-title"), pad=22)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), title="config")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), title=t("notebook.plot-config"))
     _note(fig, note)
     return fig, ax
 
@@ -84,16 +86,16 @@ def ttft_summary(summary, note=None):
         for i, name in enumerate(passes):
             top = max(summary[config][name][key] for config in ("baseline", "lmcache"))
             ratio = summary["ratio"][name][stat]  # None when lmcache's statistic is 0
-            ax.annotate("ratio n/a" if ratio is None else f"ratio {ratio:.2f}", xy=(i, top), xytext=(0, 16),
+            ax.annotate(t("notebook.plot-ratio-none") if ratio is None else t("notebook.plot-ratio", ratio=ratio), xy=(i, top), xytext=(0, 16),
                         textcoords="offset points", ha="center", fontsize=9, fontweight="bold")
         ax.set_xticks(range(len(passes)), passes)
-        ax.set(title=f"{stat} TTFT per pass", xlabel="pass")
+        ax.set(title=t("notebook.plot-summary-title", stat=stat), xlabel=t("notebook.plot-pass"))
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set(ylabel="time to first token (ms)")
+    axes[0].set(ylabel=t("notebook.plot-summary-y"))
     high = max(summary[c][n][k] for c in ("baseline", "lmcache") for n in passes for k in ("p50_ms", "mean_ms"))
     axes[0].set_ylim(0, high * 1.22)
     axes[1].legend(loc="upper right")
-    fig.suptitle("TTFT per pass; ratio = baseline / lmcache (above 1: lmcache is faster)")
+    fig.suptitle(t("notebook.plot-summary-suptitle"))
     fig.tight_layout()
     _note(fig, note)
     return fig, axes

@@ -54,13 +54,19 @@ class Cache:
         """Store a missed entry, first removing the key evict() names until it fits; True if stored.
 
         An entry larger than the capacity could never fit: it is not stored and evicts nothing.
+        Every policy's miss comes here (FIFO, LFU, MRU, ARC and OPT differ only in `evict`).
         """
-        if size <= self.capacity:
-            while self.used + size > self.capacity:
-                self._remove(evict())
-            self._store(key, size)
-            return True
-        return False
+        # Exercise 07: if the entry can never fit (size above the capacity), return False and evict
+        # nothing. Else, while self.used + size is above the capacity, remove the key evict() names
+        # with self._remove(...); then store the entry with self._store(key, size) and return True.
+        # BEGIN SOLUTION
+        if size > self.capacity:
+            return False  # it could never fit: evicting for it would only lose good entries
+        while self.used + size > self.capacity:
+            self._remove(evict())
+        self._store(key, size)
+        return True
+        # END SOLUTION
 
     def _store(self, key, size):
         """Add an entry at the back of `_entries`."""
@@ -107,7 +113,8 @@ class MRUCache(Cache):
         """
         _check_size(size)
         # Exercise 07: like LRUCache.access (kvsim.py) but a miss evicts from the most recent end.
-        # Cache's helpers do the work: self._entries (in use order), self._admit and self._newest.
+        # Cache's helpers do the work: self._entries (in use order), self._admit (which you write
+        # first, above) and self._newest.
         # BEGIN SOLUTION
         if key in self:
             self._entries.move_to_end(key)  # the most recent end, where the next eviction starts

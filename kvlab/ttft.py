@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .i18n import t
+
 CONFIGS = ("baseline", "lmcache")
 LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")
 TIERS = ("gpu", "cpu", "miss")   # fastest first: a GPU prefix hit, a load from CPU, a recomputed prefill
-TIER_NAMES = {"gpu": "GPU hits", "cpu": "loads from CPU", "miss": "recomputes"}
+TIER_NAMES = {tier: f"nb.06.tiers-{tier}" for tier in TIERS}       # message ids: "GPU hits", ...
+TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # "4 GPU hits", by n
 WARMUP_FACTOR = 1.5              # a first request this many times its kind's median is a warm-up
 
 
@@ -58,18 +61,17 @@ class Layout:
 
     @property
     def text(self):
-        passes = ", ".join(f"{name} ({self.orders[name]})" for name in self.passes)
-        ids = f"{_first_last(self.docs)}" if self.docs else "none"
-        lines = [f"{len(self.passes)} passes, in the order they appear: {passes}; "
-                 f"{len(self.docs)} documents, ids {ids}."]
+        passes = ", ".join(t("nb.06.pass-and-order", name=name, order=self.orders[name]) for name in self.passes)
+        if self.docs:
+            lines = [t("nb.06.layout", n=len(self.passes), passes=passes, docs=len(self.docs), ids=_first_last(self.docs))]
+        else:
+            lines = [t("nb.06.layout-no-documents", n=len(self.passes), passes=passes)]
         if self.passes != list(LAB_PASSES):
-            lines.append(f"These are not the lab's pass names ({', '.join(LAB_PASSES)}): this analysis goes by "
-                         "the passes' order and direction, never by their names.")
+            lines.append(t("nb.06.not-the-labs-pass-names", names=", ".join(LAB_PASSES)))
         if self.docs and self.docs != list(range(len(self.docs))):
-            lines.append(f"The simulator numbers documents 0…{len(self.docs) - 1}: the file's ids map to those "
-                         "in ascending order.")
-        lines += [f"**Assumption broken:** {problem}" for problem in self.problems]
-        return "\n\n".join(lines)
+            lines.append(t("nb.06.ids-mapped", last=len(self.docs) - 1))
+        lines += [t("nb.06.assumption-broken", problem=problem) for problem in self.problems]
+        return "\n\n".join(lines)  # paragraphs, each a whole message
 
 
 def read(path):
@@ -81,7 +83,7 @@ def read(path):
                 try:
                     records.append(json.loads(text))
                 except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}, line {number}: not JSON ({error.msg})") from None
+                    raise ValueError(t("nb.06.not-json", file=path, line=number, error=error.msg)) from None
     frame = pd.DataFrame.from_records(records)
     frame["line"] = range(len(frame))
     return frame
@@ -94,7 +96,7 @@ def layout(frame):
     problems = []
     missing = [config for config in CONFIGS if config not in set(frame["config"])]
     if missing:
-        problems.append(f"the file has no {' or '.join(missing)} requests, so nothing compares the two configs.")
+        problems.append(t("nb.06.problem-no-config", configs=_alternatives(missing)))
     orders = {}
     for name in passes:
         seen = {}
@@ -105,22 +107,17 @@ def layout(frame):
             seen[config] = _direction(read_docs)
             repeated = sorted({doc for doc in read_docs if read_docs.count(doc) > 1})
             if repeated:
-                problems.append(f"{config} reads document {repeated[0]} more than once in pass {name}.")
+                problems.append(t("nb.06.problem-repeated", config=config, doc=repeated[0], name=name))
             elif sorted(read_docs) != docs:
-                problems.append(f"{config} pass {name} reads {len(read_docs)} of the {len(docs)} documents.")
+                problems.append(t("nb.06.problem-some-documents", config=config, name=name, read=len(read_docs),
+                                  docs=len(docs)))
         orders[name] = seen.get("lmcache", seen.get("baseline", "neither"))
         if len(set(seen.values())) > 1:
-            problems.append(f"baseline and lmcache read pass {name} in different orders.")
+            problems.append(t("nb.06.problem-different-orders", name=name))
     neither = [name for name in passes if orders[name] == "neither"]
     if neither:
-        problems.append(f"{_passes(neither)} {'reads its' if len(neither) == 1 else 'read their'} documents in "
-                        "neither order: the lines may be shuffled. This analysis takes the line order as the read "
-                        "order (the file has no timestamps), so it cannot tell which documents a cache still held.")
+        problems.append(t("nb.06.problem-neither-order", n=len(neither), name=neither[0], names=_joined(neither)))
     return Layout(passes, orders, docs, problems)
-
-
-def _passes(names):
-    return f"pass {names[0]}" if len(names) == 1 else "passes " + _joined(names)
 
 
 def _direction(docs):
@@ -132,7 +129,7 @@ def _direction(docs):
 
 
 def _first_last(values):
-    return f"{values[0]}…{values[-1]}" if len(values) > 1 else f"{values[0]}"
+    return t("nb.06.id-range", first=values[0], last=values[-1]) if len(values) > 1 else f"{values[0]}"
 
 
 def predict(frame, caches, tokens):
@@ -165,10 +162,8 @@ def warmup(predicted, shape):
     median = kind["ttft_ms"].median()
     if first["ttft_ms"] < WARMUP_FACTOR * median:
         return None
-    text = (f"The file's first request ({first['config']}, pass {first['pass']}, document {first['doc']}) took "
-            f"{first['ttft_ms']:,.1f} ms, {first['ttft_ms'] / median:.2f}× the median of the other requests of "
-            f"its kind ({median:,.1f} ms): a warm-up, not a group. The comparisons below leave it out; "
-            "summarize.py keeps it, as it summarizes the file as it is (its mean moves, its median hardly).")
+    text = t("nb.06.warm-up", config=first["config"], name=first["pass"], doc=first["doc"], ms=first["ttft_ms"],
+             times=first["ttft_ms"] / median, median=median)
     return Finding(True, text, first.to_frame().T)
 
 
@@ -199,9 +194,9 @@ def tier_table(predicted, shape, skip=None):
 
 
 def _not_applicable(shape):
-    more = f" (and {len(shape.problems) - 1} more, listed above)" if len(shape.problems) > 1 else ""
-    return Finding(False, f"This does not apply: the file breaks an assumption of this analysis. "
-                          f"{shape.problems[0][0].upper()}{shape.problems[0][1:]}{more}")
+    if len(shape.problems) > 1:
+        return Finding(False, t("nb.06.does-not-apply-more", problem=shape.problems[0], more=len(shape.problems) - 1))
+    return Finding(False, t("nb.06.does-not-apply", problem=shape.problems[0]))
 
 
 def overlaps(groups):
@@ -211,8 +206,8 @@ def overlaps(groups):
         ordered = tiers.set_index("tier").loc[[tier for tier in TIERS if tier in set(tiers["tier"])]]
         for (fast, faster), (slow, slower) in zip(ordered.iterrows(), list(ordered.iterrows())[1:]):
             if faster["max_ms"] >= slower["min_ms"]:
-                found.append(f"in {config}, pass {name}, the simulator's {TIER_NAMES[fast]} (up to "
-                             f"{faster['max_ms']:.1f} ms) overlap its {TIER_NAMES[slow]} (from {slower['min_ms']:.1f} ms)")
+                found.append(t("nb.06.overlap", config=config, name=name, fast=t(TIER_NAMES[fast]),
+                               up_to=faster["max_ms"], slow=t(TIER_NAMES[slow]), start=slower["min_ms"]))
     return found
 
 
@@ -221,21 +216,19 @@ def reverse_split(predicted, shape, skip=None, config="lmcache"):
     if shape.problems:
         return _not_applicable(shape)
     if shape.reverse is None:
-        return Finding(None, "The file has no pass that reads the documents backwards, so step 6's comparison "
-                             "(GPU hits and loads from CPU in the reverse pass) does not apply to it.")
+        return Finding(None, t("nb.06.no-reverse-pass"))
     groups = tier_groups(predicted, skip)
     mine = groups[(groups["config"] == config) & (groups["pass"] == shape.reverse)]
-    parts = [f"{row.requests} {TIER_NAMES[row.tier]} (documents {_listed(row.docs)}: {row.min_ms:.1f}–{row.max_ms:.1f} ms)"
-             for row in mine.itertuples()]
-    said = f"In {config}'s reverse pass ({shape.reverse}) the simulator predicts " + _joined(parts) + "."
+    parts = [t("nb.06.tier-group", count=t(TIER_COUNTS[row.tier], n=row.requests), docs=_listed(row.docs),
+               low=row.min_ms, high=row.max_ms) for row in mine.itertuples()]
+    said = t("nb.06.reverse-predicted", config=config, name=shape.reverse, groups=_joined(parts))
     wrong = overlaps(mine)
     if wrong:
-        return Finding(False, said + " The measurement does not split that way: " + "; ".join(wrong) + ".", mine)
+        return Finding(False, t("nb.06.reverse-overlaps", predicted=said, overlaps="; ".join(wrong)), mine)
     if len(mine) < 2:
-        return Finding(True, said + " One kind of request only: there is no split to compare.", mine)
+        return Finding(True, t("nb.06.reverse-one-kind", predicted=said), mine)
     counts = " + ".join(str(row.requests) for row in mine.itertuples())
-    return Finding(True, said + f" Every request of a faster kind was faster than every request of a slower "
-                                f"one: the measurement splits {counts}, document for document.", mine)
+    return Finding(True, t("nb.06.reverse-splits", predicted=said, counts=counts), mine)
 
 
 def cold_pass(predicted, shape, skip=None):
@@ -247,25 +240,17 @@ def cold_pass(predicted, shape, skip=None):
     requests = kept[kept["pass"] == cold]
     hits = int((requests["tier"] != "miss").sum())
     if hits:
-        return Finding(False, f"The first pass ({cold}) is not cold: the simulator predicts {hits} hits in it, "
-                              "so it cannot show what a pass with nothing to reuse costs.")
+        return Finding(False, t("nb.06.not-cold", name=cold, hits=hits, n=hits))
     ttft = {config: requests.loc[requests["config"] == config, "ttft_ms"] for config in CONFIGS}
     difference = ttft["lmcache"].median() - ttft["baseline"].median()
     spread = math.sqrt((ttft["baseline"].var() + ttft["lmcache"].var()) / 2)  # pooled per-request std
     noise = math.sqrt(2) * spread   # the typical difference between two requests of the same kind
-    slower = "slower" if difference > 0 else "faster"
-    text = (f"In the cold pass ({cold}) the simulator predicts only misses: nothing to reuse in either config. "
-            f"lmcache's median is {abs(difference):.1f} ms {slower} than the baseline's "
-            f"({difference / ttft['baseline'].median():+.1%}). One request varies by about σ = {spread:.1f} ms, "
-            f"so two requests of the same kind differ by about √2 σ = {noise:.1f} ms. ")
+    measured = t("nb.06.cold-slower" if difference > 0 else "nb.06.cold-faster", name=cold, ms=abs(difference),
+                 share=difference / ttft["baseline"].median(), spread=spread, noise=noise)
     if abs(difference) <= noise:
-        text += ("The difference is within that per-request noise: this file alone does not show that lmcache "
-                 "is slower cold, nor why.")
-        return Finding(None, text)
-    text += (f"The difference is larger than that noise: lmcache is {slower} cold. "
-             + ("The lab's explanation: it also writes each document's KV to the CPU tier." if difference > 0
-                else "That is not what the lab's measurement found."))
-    return Finding(bool(difference > 0), text)
+        return Finding(None, t("nb.06.cold-within-noise", measured=measured))
+    verdict = "nb.06.cold-slower-than-noise" if difference > 0 else "nb.06.cold-faster-than-noise"
+    return Finding(bool(difference > 0), t(verdict, measured=measured))
 
 
 def _listed(docs):
@@ -273,7 +258,17 @@ def _listed(docs):
 
 
 def _joined(parts):
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    """`a`, `a and b`, `a, b and c`: the catalog's list pattern."""
+    if len(parts) == 1:
+        return parts[0]
+    return t("nb.06.list-and", items=", ".join(str(part) for part in parts[:-1]), last=parts[-1])
+
+
+def _alternatives(parts):
+    """`a`, `a or b`, `a, b or c`."""
+    if len(parts) == 1:
+        return parts[0]
+    return t("nb.06.list-or", items=", ".join(str(part) for part in parts[:-1]), last=parts[-1])
 
 
 def compare_summary(stats, summary):
@@ -284,7 +279,7 @@ def compare_summary(stats, summary):
         expected = {"n": int(row["n"]), "p50_ms": round(float(row["p50_ms"]), 1), "mean_ms": round(float(row["mean_ms"]), 1)}
         got = summary.get(config, {}).get(name)
         if got != expected:
-            differences.append(f"{config} {name}: yours {got}, pandas {expected}")
+            differences.append(t("nb.06.summary-differs", config=config, name=name, yours=got, pandas=expected))
     ratios = 0
     if {"baseline", "lmcache"} <= set(stats.index.get_level_values(0)):
         both = stats.loc["baseline"].index.intersection(stats.loc["lmcache"].index)
@@ -295,11 +290,13 @@ def compare_summary(stats, summary):
                         for stat, key in (("p50", "p50_ms"), ("mean", "mean_ms"))}
             got = summary.get("ratio", {}).get(name)
             if got != expected:
-                differences.append(f"ratio {name}: yours {got}, pandas {expected}")
+                differences.append(t("nb.06.ratio-differs", name=name, yours=got, pandas=expected))
     if differences:
-        shown = "; ".join(differences[:3]) + (f"; and {len(differences) - 3} more" if len(differences) > 3 else "")
-        return Finding(False, f"pandas and your summarize differ: {shown}.")
-    return Finding(True, f"pandas agrees with your summarize on all {groups} (config, pass) groups and {ratios} ratios.")
+        if len(differences) > 3:
+            return Finding(False, t("nb.06.pandas-differs-more", differences="; ".join(differences[:3]),
+                                    more=len(differences) - 3))
+        return Finding(False, t("nb.06.pandas-differs", differences="; ".join(differences)))
+    return Finding(True, t("nb.06.pandas-agrees", groups=groups, ratios=ratios))
 
 
 def reverse_ratios(predicted, shape, summary):
@@ -313,8 +310,6 @@ def reverse_ratios(predicted, shape, summary):
         return None
     hits = int((lm[lm["pass"] == reverse]["tier"] == "gpu").sum())
     ratio = summary["ratio"]
-    return Finding(True, f"Why the reverse pass's mean ratio ({ratio[reverse]['mean']:.2f}) is below the replay's "
-                         f"({ratio[replay]['mean']:.2f}): {hits} of its {int((lm['pass'] == reverse).sum())} requests "
-                         "are GPU hits in both configs and gain nothing from the CPU tier. Its median ratio "
-                         f"({ratio[reverse]['p50']:.2f}) stays near the replay's ({ratio[replay]['p50']:.2f}) as long "
-                         "as the median request is one of the others.")
+    return Finding(True, t("nb.06.reverse-ratios", reverse_mean=ratio[reverse]["mean"], replay_mean=ratio[replay]["mean"],
+                           hits=hits, requests=int((lm["pass"] == reverse).sum()), reverse_p50=ratio[reverse]["p50"],
+                           replay_p50=ratio[replay]["p50"]))

@@ -86,27 +86,102 @@ def test_step_notebook_has_one_parameters_cell_at_the_lab_defaults_checked_next(
     assert "notebook.check_parameters(" in after.source, "bad parameters are turned into one line right away"
 
 
+EVIDENCE = re.compile(r'\(evidence: the output under "([^"]+)"(?: and "([^"]+)")?')
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
-    """solution/instructor only on answer and assert cells; a prediction before each answer; asserts only for instructors."""
+    """solution/instructor only on answer and assert cells; a prediction before each answer; asserts only for instructors.
+
+    Each solution follows a Markdown cell tagged `answer`: a sentence to finish that names the heading of the
+    output holding the evidence. No code cell asks for prose (`# Answer:`).
+    """
     nb = read(path)
+    headings = [line.lstrip("#").strip() for cell in nb.cells if cell.cell_type == "markdown"
+                for line in cell.source.splitlines() if line.startswith("#")]
     waiting = False  # a "Your prediction" cell not yet answered
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         marks = set(tags(cell))
         assert not marks & {"solution", "instructor"} or not marks & {"setup", "parameters"}, cell.source
         if cell.cell_type == "markdown" and cell.source.strip() == "**Your prediction:**":
             assert not marks
             waiting = True
+        if "answer" in marks:
+            assert cell.cell_type == "markdown" and marks == {"answer"}, cell.source
+            assert cell.source.startswith("**Your answer:** ") and "…" in cell.source, cell.source
+            named = EVIDENCE.search(cell.source)
+            assert named, f"{path.name}: the answer cell names no evidence:\n{cell.source}"
+            for heading in filter(None, named.groups()):
+                assert any(found.startswith(heading) for found in headings), f"{path.name}: no heading {heading!r}"
+            assert "solution" in set(tags(nb.cells[index + 1])), f"{path.name}: an answer cell without its solution"
         if "solution" in marks:
             assert waiting, f"{path.name}: an answer without a prediction before it:\n{cell.source}"
+            assert "answer" in tags(nb.cells[index - 1]), f"{path.name}: a solution without an answer cell before it"
             waiting = False
-            if cell.cell_type == "code":
-                assert cell.source.splitlines()[0].startswith("# Answer"), "the student edition keeps this prompt"
+        if cell.cell_type == "code":
+            assert not cell.source.startswith("# Answer"), f"{path.name}: a code cell for prose:\n{cell.source}"
         if "instructor" in marks:
             assert cell.cell_type == "code" and not checked(cell), cell.source
         elif cell.cell_type == "code":
             asserts = [node for node in ast.walk(ast.parse(cell.source)) if isinstance(node, ast.Assert)]
             assert not asserts, f"{path.name}: an assert outside an instructor cell:\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_student_edition_keeps_the_answer_cells_and_drops_the_solutions(path):
+    from kvlab.instructor import release
+
+    nb = read(path)
+    student = release.student_notebook(nb, path.name)
+    answers = [cell.source for cell in nb.cells if "answer" in tags(cell)]
+    assert [cell.source for cell in student.cells if "answer" in tags(cell)] == answers
+    assert not any("solution" in tags(cell) or cell.source.startswith(("# Answer", "# The computed answer"))
+                   for cell in student.cells)
+    assert len(student.cells) == len([cell for cell in nb.cells if not {"solution", "instructor"} & set(tags(cell))])
+
+
+# Prose a student can see comes from the catalog: no words in a string handed to notebook.md or print in a cell
+# (a row of numbers is layout, not prose).
+PRINTED = re.compile(r"""(?:notebook\.md|print)\(f?("[^"]*"|'[^']*')""")
+
+
+def prose(literal):
+    return re.search(r"[A-Za-z]{2,}", re.sub(r"\{[^}]*\}", "", literal))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_computed_prose_comes_from_the_catalog(path):
+    from kvlab.i18n import source
+
+    for cell in code_cells(read(path)):
+        assert "notebook.md(" not in cell.source, f"{path.name}: computed prose goes through notebook.say:\n{cell.source}"
+        words = [literal for literal in PRINTED.findall(cell.source) if prose(literal)]
+        assert not words, f"{path.name}: prose not from the catalog: {words}"
+        for message_id in re.findall(r'notebook\.(?:say|t)\("([\w.-]+)"', cell.source):
+            source(message_id)  # KeyError: not in kvlab/messages.py
+
+
+def test_the_notebooks_messages_are_whole_and_in_their_section():
+    from kvlab.i18n import placeholders
+    from kvlab.messages import MESSAGES
+
+    text = (ROOT / "kvlab" / "messages.py").read_text()
+    section = text[text.index("# --- notebooks:"):text.index("# --- the student's commands")]
+    used = set()
+    for path in NOTEBOOKS:
+        used |= set(re.findall(r'"((?:nb|notebook)\.[\w.-]+)"', "".join(cell.source for cell in read(path).cells)))
+    used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "notebook.py").read_text()))
+    used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "nbrun.py").read_text()))
+    used |= set(re.findall(r'"(nb\.06\.[\w.-]+)"', (ROOT / "kvlab" / "ttft.py").read_text()))
+    used |= set(re.findall(r'"(notebook\.plot-[\w.-]+)"', (ROOT / "kvlab" / "plots.py").read_text()))
+    ours = {message_id for message_id in MESSAGES if message_id.startswith(("nb.", "notebook."))}
+    assert used - {"notebook.finish-"} <= ours, used - ours  # (a prefix the code tests for)
+    for message_id in ours:
+        assert f'"{message_id}":' in section, f"{message_id} is outside the notebooks' section"
+        value = MESSAGES[message_id]
+        if isinstance(value, tuple):  # (one, other), chosen by n
+            assert len(value) == 2 and all(isinstance(text, str) for text in value), message_id
+        assert all(field.isidentifier() for field in placeholders(value)), message_id  # named, never {0} or {}
 
 
 def run_papermill(name, tmp_path, monkeypatch, **parameters):
@@ -150,7 +225,7 @@ def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_hold
     assert "document 1) took 2,400.0 ms" in outputs and "a warm-up, not a group" in outputs
     assert "In lmcache's reverse pass (backwards) the simulator predicts 4 GPU hits (documents 10, 9, 8, 7" in outputs
     assert "the measurement splits 4 + 6, document for document" in outputs
-    assert "not written: these parameters are not the lab's, and measured.json and ttft.jsonl" in outputs
+    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in outputs
     assert not (tmp_path / "out" / "measured.json").exists()
 
 
@@ -168,32 +243,70 @@ def stubbed_kvlab(folder):
     return reference
 
 
-def test_a_step_not_written_yet_is_one_line_run_all_goes_on_and_a_saved_file_is_reloaded(tmp_path):
+def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line_and_run_all_goes_on(tmp_path):
+    """One kernel, a scratch copy of kvlab: every way a student's code stops a cell is one line, never an error output."""
     reference = stubbed_kvlab(tmp_path)
-    kvsim = tmp_path / "kvlab" / "kvsim.py"
+    kvsim, scenario = tmp_path / "kvlab" / "kvsim.py", tmp_path / "kvlab" / "scenario.py"
+    run_source = scenario.read_text()
+    crash_line = run_source[:run_source.index("results.append(counts)")].count("\n") + 1
+    crashing = run_source.replace("results.append(counts)", "results.append(counts[5])")
+    as_text = run_source.replace('return {"passes": results}', 'return json.dumps({"passes": results})')
+    no_property = reference.replace("    @property\n    def used", "    def used")
+    repr_line = no_property[:no_property.index('return f"LRUCache(capacity=')].count("\n") + 1
+    run = "result = scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))"
     cells = [
-        "from kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
-        "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",
-        "print(hit)",
-        f"from pathlib import Path\nPath({str(kvsim)!r}).write_text({reference!r})",
-        "cache = kvsim.LRUCache(10)\nprint(cache.access('a', 4), cache.access('a', 4))",
+        "from pathlib import Path\nfrom kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
+        "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",                        # 2: the stub
+        "print(hit)",                                                                    # 3: what it did not define
+        f"Path({str(kvsim)!r}).write_text({reference!r})",
+        "cache = kvsim.LRUCache(10)\nprint(cache.access('a', 4), cache.access('a', 4))",  # 5: reloaded on save
+        f"Path({str(scenario)!r}).write_text({crashing!r})",
+        run,                                                                             # 7: a crash in run()
+        "print(result)",                                                                 # 8: which step to fix
+        f"Path({str(scenario)!r}).write_text({as_text!r})",
+        run,                                                                             # 10: JSON text, no error
+        "gpu_hits = result['passes'][1]['gpu_hits']",                                    # 11: the bad value
+        "The third pass hits 9, 8, 7 and 6 because they were read last.",                # 12: prose in a code cell
+        "print(gpu_hits)",                                                               # 13: which step to fix
         f"Path({str(kvsim)!r}).write_text('def broken(:\\n')",
-        "print(scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))['passes'][1]['gpu_hits'])",
+        run,                                                                             # 15: kvsim.py does not compile
+        "cache = kvsim.LRUCache(3)",                                                     # 16: still broken
+        f"Path({str(kvsim)!r}).write_text({no_property!r})",
+        "print(kvsim.LRUCache(3))",                                                      # 18: `used` a method
+        "print('Run All went on')",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "t.ipynb")
     env = nbrun.kernel_env()
     env["PYTHONPATH"] = str(tmp_path)  # this copy of kvlab, not the repository's
-    done = nbrun.execute(tmp_path / "t.ipynb", env)  # raises NotebookError if a cell failed
-    shown = [[(output.get("name"), text_of(output).strip()) for output in cell.outputs] for cell in done.cells]
-    assert shown[0] == [(None, "**Finish step 1 first** (notebook 01): LRUCache.access in kvlab/kvsim.py is not written yet.")]
-    assert shown[1] == [("stderr", "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py")]
-    assert shown[2] == [("stderr", "hit is not defined: an earlier cell stopped "
-                                   "(step 1 is not written yet: LRUCache.access in kvlab/kvsim.py)")]
-    assert shown[4] == [("stdout", "False True")]  # the saved file, reloaded before the cell ran
-    assert sorted(shown[6]) == [("stderr", "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax "
-                                           "(not reloaded: the cells still use the version before)"), ("stdout", "2")]
+    done = nbrun.execute(tmp_path / "t.ipynb", env)
+    shown = {index + 1: [text_of(output).strip() for output in cell.outputs] for index, cell in enumerate(done.notebook.cells)}
+    assert not any(output.output_type == "error" for cell in done.notebook.cells for output in cell.outputs)
+    stub = "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py"
+    assert shown[1] == [f"**Finish step 1 first** (notebook 01): {stub}"]
+    assert shown[2] == [stub]
+    assert shown[3] == [f"hit is not defined: an earlier cell stopped ({stub})"]
+    assert shown[5] == ["False True"]
+    assert shown[7] == [f"kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"]
+    assert shown[8] == ["result is not defined: an earlier cell stopped (your step 2 code raised KeyError: 5; "
+                        "fix step 2 and run check.step(2))"]
+    assert shown[10] == []
+    assert len(shown[11]) == 1 and shown[11][0].startswith("this cell stopped (TypeError: string indices must be ")
+    assert shown[11][0].endswith("): it uses what your step 2 code returned; run check.step(2)")
+    assert shown[13] == ["gpu_hits is not defined: an earlier cell stopped (it raised TypeError: string indices must "
+                         "be integers, not 'str' on what your step 2 code returned; run check.step(2))"]
+    assert shown[12] == ["this cell is not valid Python (SyntaxError: invalid syntax, line 1), so it did not run; "
+                         "an answer in words belongs in a Markdown cell"]
+    broken = "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax (the cells cannot use this file until it imports)"
+    assert shown[15] == [broken] and shown[16] == [broken]  # never quietly the version before
+    assert len(shown[18]) == 1 and shown[18][0].startswith(f"kvlab/kvsim.py, line {repr_line}, in __repr__: RecursionError")
+    assert shown[19] == ["Run All went on"]
+    ids = [output.get("metadata", {}).get("kvlab", {}).get("msg") for output in done.notebook.cells[6].outputs]
+    assert ids == ["notebook.student-crash"]
+    assert [line.split(": ")[1] for line in done.failures] == [  # what kvlab notebooks counts as failed
+        f"cell {number} failed" for number in (7, 11, 12, 15, 16, 18)]
+    assert done.failures[0] == f"t.ipynb: cell 7 failed: kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"
 
 
 def test_check_parameters_turns_each_bad_value_into_one_line():
@@ -214,17 +327,26 @@ def test_check_parameters_turns_each_bad_value_into_one_line():
         assert error.value._render_traceback_() == [f"ParameterError: {messages[name]}"]
 
 
-def test_artifacts_are_written_whole_at_the_lab_defaults_only(tmp_path, monkeypatch, capsys):
+def test_artifacts_are_written_whole_at_the_lab_defaults_only_and_never_over_a_students_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("KVLAB_OUT", str(tmp_path))
+    monkeypatch.delenv("KVLAB_FORCE", raising=False)
     notebook.save_artifacts({"cliff.json": "{}\n"}, lab_defaults=False)
     assert list(tmp_path.iterdir()) == []
     notebook.save_artifacts({"cliff.json": "{}\n", "ttft.jsonl": b"x\n"}, lab_defaults=True)
     assert (tmp_path / "cliff.json").read_text() == "{}\n" and (tmp_path / "ttft.jsonl").read_bytes() == b"x\n"
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["cliff.json", "ttft.jsonl"]  # no temporary left
-    assert capsys.readouterr().out.splitlines() == [
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".kvlab-written.json", "cliff.json", "ttft.jsonl"]
+    (tmp_path / "cliff.json").write_text('{"21520": 0}\n')  # the student's own file
+    notebook.save_artifacts({"cliff.json": "{}\n", "ttft.jsonl": b"y\n"}, lab_defaults=True)
+    assert (tmp_path / "cliff.json").read_text() == '{"21520": 0}\n' and (tmp_path / "ttft.jsonl").read_bytes() == b"y\n"
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
         "not written: these parameters are not the lab's, and cliff.json holds the lab's results "
         "(run with the default parameters to write it)",
-        "wrote cliff.json and ttft.jsonl in the artifacts folder"]
+        "wrote cliff.json, ttft.jsonl in the artifacts folder",
+        "wrote ttft.jsonl in the artifacts folder"]
+    assert captured.err.splitlines() == [
+        f"not written: {tmp_path / 'cliff.json'} holds something else than what kvlab last wrote there, so it was "
+        "left alone (KVLAB_FORCE=1, or `kvlab notebooks --force`, replaces it)"]
 
 
 def test_computed_prose_has_the_same_plain_text_and_the_bound_names_of_a_cell_are_found():
@@ -247,17 +369,84 @@ def test_capacity_helpers():
     assert capacities == sorted(set(capacities)) and {0, 50109, 50110} <= set(capacities)
 
 
-def test_kvlab_notebooks_names_the_failing_notebook_and_cell(tmp_path, capsys):
+def test_kvlab_notebooks_runs_every_cell_writes_the_copy_and_names_each_failing_cell(tmp_path, capsys):
     from kvlab import cli
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# broken"),
                                          nbformat.v4.new_code_cell("x = 1"),
-                                         nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'")])
+                                         nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
+                                         nbformat.v4.new_code_cell("print('after', x)"),
+                                         nbformat.v4.new_code_cell("1 / 0")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "99_broken.ipynb")
     with pytest.raises(SystemExit) as failure:
         cli.main(["notebooks", "--out", str(tmp_path / "out"), str(tmp_path / "99_broken.ipynb")])
     assert failure.value.code == 2
-    assert capsys.readouterr().err == "kvlab notebooks: error: 99_broken.ipynb: cell 3 failed: AssertionError: x is not 2\n"
+    copies = tmp_path / "out" / "notebooks"
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["99_broken.ipynb: cell 3 failed: AssertionError: x is not 2",
+                                    "99_broken.ipynb: cell 5 failed: ZeroDivisionError: division by zero"]
+    assert err == f"kvlab notebooks: error: 2 cells failed; the executed copies, failing cells included, are in {copies}\n"
+    executed = read(copies / "99_broken.ipynb")  # written, failing cells included
+    assert [output.output_type for output in executed.cells[2].outputs] == ["error"]
+    assert text_of(executed.cells[3].outputs[0]) == "after 1\n"
+
+
+class FakeRun:
+    """nbrun.execute without a kernel: a notebook whose one cell printed `text`."""
+
+    def __init__(self, text, failures=()):
+        self.text, self.failures = text, list(failures)
+
+    def __call__(self, path, env=None, timeout=300):
+        cell = nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text=self.text)])
+        return nbrun.Run(nbformat.v4.new_notebook(cells=[cell]), self.failures, 0.1)
+
+
+def test_kvlab_notebooks_never_replaces_a_different_copy_unless_forced(tmp_path, monkeypatch):
+    source = tmp_path / "01_x.ipynb"
+    source.write_text("{}")
+    copy = tmp_path / "out" / "notebooks" / "01_x.ipynb"
+    lines = []
+    monkeypatch.setattr(nbrun, "execute", FakeRun("first\n"))
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    monkeypatch.setattr(nbrun, "execute", FakeRun("second\n"))  # what kvlab wrote last: replaced freely
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert "second" in copy.read_text()
+    copy.write_text("my own notes")  # no longer what kvlab wrote: left alone, in one line
+    with pytest.raises(nbrun.NotebookError, match="1 cell failed"):
+        nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert copy.read_text() == "my own notes"
+    assert lines[-1] == (f"not written: {copy} holds something else than what kvlab last wrote there, so it was "
+                         "left alone (--force replaces it)")
+    nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1, force=True)
+    assert "second" in copy.read_text()
+    assert sorted(path.name for path in copy.parent.iterdir()) == [".kvlab-written.json", "01_x.ipynb"]
+    monkeypatch.setattr(nbrun, "execute", FakeRun("x\n", ["01_x.ipynb: cell 1 failed: KeyError: 5"]))
+    with pytest.raises(nbrun.NotebookError, match="1 cell failed"):  # a failing notebook is still written
+        nbrun.run_notebooks([source], out=tmp_path / "out", report=lines.append, jobs=1)
+    assert '"x\\n"' in copy.read_text() and lines[-1] == "01_x.ipynb: cell 1 failed: KeyError: 5"
+    assert nbrun.kernel_env(tmp_path, force=True)["KVLAB_FORCE"] == "1"
+
+
+def test_write_file_replaces_only_what_kvlab_wrote(tmp_path, monkeypatch):
+    monkeypatch.delenv("KVLAB_FORCE", raising=False)
+    target = tmp_path / "cyclic.json"
+    notebook.write_file(target, "a")              # absent
+    notebook.write_file(target, "b")              # what kvlab wrote
+    notebook.write_file(target, "b")              # identical
+    target.write_text("the student's own")
+    notebook.write_file(tmp_path / "other.json", b"\x00")
+    with pytest.raises(notebook.NotReplaced) as refused:
+        notebook.write_file(target, "c")
+    assert str(refused.value) == (f"not written: {target} holds something else than what kvlab last wrote there, so "
+                                  "it was left alone (KVLAB_FORCE=1, or `kvlab notebooks --force`, replaces it)")
+    notebook.write_file(target, "the student's own")  # identical: fine, and kvlab's from now on
+    notebook.write_file(target, "d")
+    target.write_text("edited again")
+    monkeypatch.setenv("KVLAB_FORCE", "1")
+    notebook.write_file(target, "e")
+    assert target.read_text() == "e"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".kvlab-written.json", "cyclic.json", "other.json"]
 
 
 def test_an_endless_loop_in_an_earlier_step_does_not_hang_the_setup_cell(monkeypatch):
@@ -278,3 +467,61 @@ def test_the_setup_cell_finds_kvlab_without_an_install():
     found = subprocess.run([sys.executable, "-S", "-c", setup + "\nprint(Path(kvlab.__file__).parent.parent)"],
                            cwd=ROOT / "notebooks", capture_output=True, text=True, timeout=60)
     assert (found.returncode, found.stderr, found.stdout.strip()) == (0, "", str(ROOT))
+
+
+def test_on_blank_stubs_notebooks_06_and_07_show_no_lab_result(tmp_path, monkeypatch):
+    """The student edition's stubs (every solution region of the four student files): no result of the lab shows."""
+    from kvlab.instructor import release
+
+    shutil.copytree(ROOT / "kvlab", tmp_path / "kvlab", ignore=shutil.ignore_patterns("__pycache__", "instructor"))
+    for name in ("kvsim.py", "scenario.py", "summarize.py", "policies.py"):
+        path = tmp_path / "kvlab" / name
+        path.write_text(release.stub_source(path.read_text(), f"kvlab/{name}"))
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    (tmp_path / "notebooks").mkdir()
+    names = ["06_measured_ttft.ipynb", "07_beyond_lru.ipynb"]
+    for name in names:
+        student = release.student_notebook(read(ROOT / "notebooks" / name), name)
+        nbformat.write(student, tmp_path / "notebooks" / name)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the stubbed copy of kvlab, in the kernels
+    nbrun.run_notebooks([tmp_path / "notebooks" / name for name in names], out=tmp_path / "out", report=print, jobs=2)
+    for name in names:
+        done = read(tmp_path / "out" / "notebooks" / name)
+        outputs = [output for cell in done.cells if cell.cell_type == "code" for output in cell.outputs]
+        assert not [output for output in outputs if output.output_type == "error"], name
+        assert not [output for output in outputs if "image/png" in output.get("data", {})], name  # no figure
+        text = "".join(text_of(output) for output in outputs)
+        for result in ('"50110": 10', '"0": 10, "20000": 10', "9, 8, 7, 6", "[9, 8, 7, 6]", "576.0", "11.85",
+                       "0.98", "  MRU    4", "LRU = FIFO", "hits from there on", "12.0 ms", "29.8"):
+            assert result not in text, f"{name} shows {result!r} on blank stubs"
+    seven = "".join(text_of(output) for cell in read(tmp_path / "out" / "notebooks" / names[1]).cells
+                    if cell.cell_type == "code" for output in cell.outputs)
+    assert ("**Finish exercise 07 first** (section 2 of this notebook): exercise 07 is not written yet: "
+            "Cache._admit in kvlab/policies.py") in seven
+    assert "**Write step 8 first**, then re-run this cell" in "".join(
+        text_of(output) for cell in read(tmp_path / "out" / "notebooks" / names[0]).cells
+        if cell.cell_type == "code" for output in cell.outputs)
+
+
+def test_the_step_of_a_line_of_a_students_file_comes_from_its_comments(monkeypatch):
+    def line_of(name, text):
+        lines = (ROOT / "kvlab" / name).read_text().splitlines()
+        return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+    files = {name: ROOT / "kvlab" / name for name in ("kvsim.py", "scenario.py", "policies.py")}
+    monkeypatch.setattr(notebook._session, "steps", (2, 3))
+    monkeypatch.setattr(notebook._session, "step", 2)
+    in_run = line_of("scenario.py", "results.append(counts)")
+    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 2)  # "Step 2 (and step 6)": notebook 02's
+    assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return f"LRUCache(capacity=')) == ("step", 1)
+    assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return "cpu"')) == ("step", 5)
+    assert notebook.step_at(files["policies.py"], line_of("policies.py", "self._remove(evict())")) == ("exercise", 7)
+    assert notebook.steps_of("scenario", "gpu_cliff")[0] == ("step", 4)
+    monkeypatch.setattr(notebook._session, "steps", (5, 6))
+    monkeypatch.setattr(notebook._session, "step", 5)
+    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 6)
+    # a cell that is not Python becomes one line of code that runs
+    assert notebook._invalid_python(["x = 1\n"]) == ["x = 1\n"]
+    [replaced] = notebook._invalid_python(["The answer is 4 hits\n"])
+    assert "_not_python('SyntaxError: invalid syntax', 1)" in replaced
+    assert notebook._invalid_python(["await thing()\n"]) == ["await thing()\n"]  # top-level await is IPython's

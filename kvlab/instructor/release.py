@@ -171,7 +171,8 @@ def _prompt(source):
 def student_notebook(nb, filename="notebook"):
     """A notebook's student edition (a new nbformat v4 notebook; `nb` is left as it was).
 
-    Cells tagged `instructor` are dropped. A markdown cell tagged `solution` becomes an empty
+    Cells tagged `instructor` are dropped, and so is a `solution` cell right after a markdown cell tagged
+    `answer` (the student's answer cell, kept). Any other markdown cell tagged `solution` becomes an empty
     "Your answer" cell; a code cell tagged `solution` keeps only its leading comment lines (the prompt).
     Regions between markers become `...` in code and a "Your answer" line in markdown. Every output and
     execution count goes; the two tags go, other tags (parameters, setup) stay.
@@ -184,6 +185,8 @@ def student_notebook(nb, filename="notebook"):
         tags = _tags(cell)
         if "instructor" in tags:
             continue
+        if "solution" in tags and index and "answer" in _tags(student.cells[index - 1]):
+            continue  # the `answer` cell before it is where the student writes (it is kept as it is)
         where = f"{filename}, cell {index + 1}"
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
         if cell.cell_type == "code":

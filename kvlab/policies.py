@@ -57,8 +57,8 @@ class Cache:
         Every policy's miss comes here (FIFO, LFU, MRU, ARC and OPT differ only in `evict`).
         """
         # Exercise 07: if the entry can never fit (size above the capacity), return False and evict
-        # nothing. Else, while self.used + size is above the capacity, remove the key evict() names
-        # with self._remove(...); then store the entry with self._store(key, size) and return True.
+        # nothing. Else, while the entry does not fit yet, remove the key that evict() names (the
+        # method _remove does that); then store the entry (the method _store) and return True.
         # BEGIN SOLUTION
         if size > self.capacity:
             return False  # it could never fit: evicting for it would only lose good entries

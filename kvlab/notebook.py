@@ -26,7 +26,6 @@ import json
 import linecache
 import os
 import platform
-import re
 import sys
 import tempfile
 import threading
@@ -35,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import lab, paths
+from . import steps as lab_table
 from .check.driver import within
 from .i18n import t
 
@@ -51,8 +51,7 @@ LAB = {
 # The student's files, in reload order: kvsim first, then the modules that import it.
 STUDENT = ("kvsim", "scenario", "summarize", "policies")
 KVLAB = Path(__file__).resolve().parent
-NOTEBOOK_OF_STEP = {1: "01", 2: "02", 3: "02", 4: "03", 5: "04", 6: "04", 7: "05", 8: "06"}
-STEP_COMMENT = re.compile(r"\b(step|exercise)\s+(\d+)\b", re.IGNORECASE)  # "# Step 2 (and step 6): ..."
+NOTEBOOK_OF_STEP = {number: step.notebook[:2] for number, step in lab_table.STEPS.items()}
 EXERCISE = 7          # the exercise of notebook 07 (policies.py), numbered like a step: "# Exercise 07:"
 
 
@@ -213,20 +212,7 @@ def _imports(module, name):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Which step's code is this? (from the `# Step N:` comments of the student's files)
-
-
-def steps_of_lines(filename, first, last):
-    """The step numbers named in the comments and docstrings of lines first..last of a file (1-based)."""
-    found = []
-    for number in range(first, last + 1):
-        text = linecache.getline(str(filename), number).strip()
-        if text.startswith(("#", '"""', "Step", "Exercise")) or "Step " in text:
-            for kind, value in STEP_COMMENT.findall(text):
-                step = (kind.lower(), int(value))
-                if step not in found:
-                    found.append(step)
-    return found
+# Which step's code is this? (the step table: kvlab/steps.py names the functions of each step)
 
 
 def _definitions(filename):
@@ -247,43 +233,32 @@ def _definitions(filename):
     return found
 
 
+def _table_steps(file, qualname):
+    """("step", N) or ("exercise", 7) for the steps whose code `qualname` of `file` is, by the step table:
+    the steps that name the function, else those that name a method of its class, else those of the file."""
+    chosen = {**lab_table.STEPS, **lab_table.EXERCISES}
+    mine = [number for number, step in chosen.items() if step.file == file]
+    exact = [number for number in mine if qualname in chosen[number].functions]
+    owner = qualname.partition(".")[0] + "."
+    of_class = [number for number in mine if any(name.startswith(owner) for name in chosen[number].functions)]
+    return [("exercise", int(number)) if lab_table.is_exercise(number) else ("step", number)
+            for number in exact or of_class or mine]
+
+
 def step_at(filename, line):
     """The step whose code holds `line` of a student file: ("step", N), ("exercise", 7), or None.
 
-    The nearest step comment above the line in its innermost def (a comment naming two steps, "Step 2
-    (and step 6)", gives the one this notebook is about); else the first one of that def, then of its
-    class (a dunder like __repr__ belongs to its class's step).
+    The innermost def around the line names it through the step table; a function that two steps share
+    (scenario.run: steps 2 and 6) gives the one this notebook is about.
     """
-    around = sorted((first, last, name) for first, last, name in _definitions(filename) if first <= line <= last)
-    for first, last, _ in reversed(around):
-        for number in range(line, first - 1, -1):
-            if steps_of_lines(filename, number, number):  # the nearest; its whole comment block names the steps
-                top, bottom = number, number
-                while top > first and _is_comment(filename, top - 1):
-                    top -= 1
-                while bottom < line and _is_comment(filename, bottom + 1):
-                    bottom += 1
-                return _choose(steps_of_lines(filename, top, bottom))
-        anywhere = steps_of_lines(filename, first, last)
-        if anywhere:
-            return _choose(anywhere)
-    return None
-
-
-def _is_comment(filename, number):
-    return linecache.getline(str(filename), number).strip().startswith("#")
+    around = sorted((first, name) for first, last, name in _definitions(filename) if first <= line <= last)
+    qualname = around[-1][1] if around else ""
+    return _choose(_table_steps(Path(filename).name, qualname))
 
 
 def steps_of(module_name, attribute):
-    """The steps named in the definition of kvlab.MODULE.ATTRIBUTE (scenario.run: step 2 and step 6)."""
-    filename = _file(module_name)
-    for first, last, name in _definitions(filename):
-        if name == attribute:
-            found = steps_of_lines(filename, first, last)
-            if not found:  # a method without comments: its class's
-                continue
-            return found
-    return []
+    """The steps whose code kvlab.MODULE.ATTRIBUTE is (scenario.run: step 2, step 3 and step 6)."""
+    return _table_steps(f"{module_name}.py", attribute)
 
 
 # ---------------------------------------------------------------------------------------------------------

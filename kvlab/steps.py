@@ -55,7 +55,7 @@ STEPS = {
     2: Step(2, "scenario.py", ("run",), ("cyclic.json",), "02_cyclic_scan", "scenario", (1,),
             rules=tuple(map(R, ("scenario.one-json", "scenario.defaults", "scenario.cyclic", "scenario.shares-cache",
                                 "scenario.options-used", "scenario.random"))) + (R("scenario.hidden-random", True),)),
-    3: Step(3, "scenario.py", ("run",), ("baseline.json",), "02_cyclic_scan", "scenario", (1, 2),
+    3: Step(3, "scenario.py", (), ("baseline.json",), "02_cyclic_scan", "scenario", (1, 2),
             rules=(R("baseline.result"), R("baseline.random"), R("baseline.hidden-random", True))),
     4: Step(4, "scenario.py", ("gpu_cliff",), ("cliff.json",), "03_gpu_cliff", "scenario", (1, 2),
             rules=(R("gpu-cliff.lab"), R("gpu-cliff.lab-function"), R("gpu-cliff.scenario-arguments"),

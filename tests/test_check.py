@@ -7,7 +7,6 @@ passes. The student edition's oracle (keyed digests) is exercised here too, on t
 """
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from kvlab.check import judging, labsteps, oracle
 from kvlab.check.report import Report, Row, hold_back
 from kvlab.i18n import Msg
 from kvlab.instructor import release
-from kvlab.instructor.oracle import Recording, Reference
+from kvlab.instructor.oracle import Reference
 from planted import ALTERNATIVES, ARTIFACT_PLANTS, ELSEWHERE, PLANTS, folder_with, planted_text
 
 FAST = 0.5  # seconds a planted run may take before it counts as endless (the lab's runs take milliseconds)

@@ -503,7 +503,7 @@ def test_on_blank_stubs_notebooks_06_and_07_show_no_lab_result(tmp_path, monkeyp
         if cell.cell_type == "code" for output in cell.outputs)
 
 
-def test_the_step_of_a_line_of_a_students_file_comes_from_its_comments(monkeypatch):
+def test_the_step_of_a_line_of_a_students_file_comes_from_the_step_table(monkeypatch):
     def line_of(name, text):
         lines = (ROOT / "kvlab" / name).read_text().splitlines()
         return next(number for number, line in enumerate(lines, start=1) if text in line)
@@ -512,7 +512,7 @@ def test_the_step_of_a_line_of_a_students_file_comes_from_its_comments(monkeypat
     monkeypatch.setattr(notebook._session, "steps", (2, 3))
     monkeypatch.setattr(notebook._session, "step", 2)
     in_run = line_of("scenario.py", "results.append(counts)")
-    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 2)  # "Step 2 (and step 6)": notebook 02's
+    assert notebook.step_at(files["scenario.py"], in_run) == ("step", 2)  # run is step 2 and step 6: notebook 02 is about step 2
     assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return f"LRUCache(capacity=')) == ("step", 1)
     assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return "cpu"')) == ("step", 5)
     assert notebook.step_at(files["policies.py"], line_of("policies.py", "self._remove(evict())")) == ("exercise", 7)

@@ -122,9 +122,10 @@ def read_text(path, limit=1_000_000):
 
 def hold_after_earlier(reports):
     """Hold back the hints of a failing step whose code runs on an earlier failing step's code."""
-    def failing(number):  # a stub not written yet names itself wherever it is called: nothing to hold
+    def failing(number):  # its code fails (not only its file); a stub names itself wherever it is called
         report = reports.get(number)
-        return report is not None and not report.passed and set(report.misconceptions) - {"not-written"}
+        code = [row for row in report.rows if not row.rule_id.startswith("artifact.")] if report else []
+        return any(not row.ok for row in code) and set(report.misconceptions) - {"not-written"}
     for number, step in lab_table.STEPS.items():
         cause = next((earlier for earlier in step.runs_on if failing(earlier)), None)
         if cause and number in reports and not reports[number].passed:

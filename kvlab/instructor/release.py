@@ -394,8 +394,6 @@ def digests_file(answers, salt=None):
     return json.dumps(data, separators=(",", ":")) + "\n"
 
 
-def leaks(out, solutions):
-    """["path: line"] for each file of `out` holding a solution line (whole lines, as the reviewers compare)."""
 _SPACE = re.compile(r"[ \t\r\f\v]+")
 _ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
 

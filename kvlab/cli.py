@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-from .errors import UserError
+from .errors import UserError, visible
 
 COMMANDS = {
     "check": "kvlab.check.cli",
@@ -24,8 +24,13 @@ COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse, with no abbreviated options (a folder named --no-i is not --no-isolation) and one line of error."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")  # one line, no usage block
+        self.exit(2, f"{self.prog}: error: {visible(message, 1000)}\n")  # one line, no usage block, no escapes
 
 
 def available():
@@ -57,12 +62,21 @@ def build_parser(modules=None):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    modules = available()
+    module = modules.get(argv[0]) if argv else None
+    if module is not None and hasattr(module, "check_argv"):  # e.g. grade: a folder name must never be an option
+        try:
+            module.check_argv(argv[1:])
+        except UserError as error:
+            print(f"kvlab {argv[0]}: error: {visible(error, 1000)}", file=sys.stderr)
+            raise SystemExit(error.code) from None
+    args = build_parser(modules).parse_args(argv)
     try:
         code = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in an unraisable error at exit
     except UserError as error:
-        print(f"kvlab {args.command}: error: {error}", file=sys.stderr)
+        print(f"kvlab {args.command}: error: {visible(error, 1000)}", file=sys.stderr)
         raise SystemExit(error.code) from None
     except OSError as error:
         if isinstance(error, BrokenPipeError):  # `kvlab grade ... | head`: the reader left

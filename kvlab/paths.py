@@ -35,3 +35,19 @@ def is_stand_in(path):
         return Path(path).resolve() == STAND_IN_TTFT.resolve()
     except OSError:
         return False
+
+
+def measured_lines(path, limit=None):
+    """The lines of a measured (JSONL) file exactly as summarize.py reads them: split at "\\n" only, a UTF-8
+    byte order mark at the start dropped. A carriage return inside a line stays in it (str.splitlines would
+    split there). None if the file cannot be read."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read() if limit is None else file.read(limit)
+    except OSError:
+        return None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [line.decode("utf-8", "replace") for line in lines]

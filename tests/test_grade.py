@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kvlab import cli, handin, summarize
+from kvlab import cli, handin, paths, summarize
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, grade, sandbox
@@ -565,7 +565,7 @@ class TestMeasuredFile:
 def fake(folder):
     """A grade that costs nothing to make."""
     report = grade.Report(Msg("step.1.title"), [Row(Msg("rule.lru.counts"), True)])
-    return grade.Grade(str(folder), 0, {number: report for number in range(1, 9)}, fingerprint="")
+    return grade.Grade(str(folder), grade.seed_fingerprint(0), {number: report for number in range(1, 9)}, fingerprint="")
 
 
 @pytest.fixture
@@ -619,10 +619,11 @@ class TestCommand:
         good = build(tmp_path, "good", reference)
         bad = build(tmp_path, "bad", reference, {"summarize.py": None})
         gradebook = tmp_path / "grades.csv"
+        monkeypatch.setenv(grade.NO_ISOLATION, "1")
         with pytest.raises(SystemExit) as stop:
-            cli.main(["grade", "--no-isolation", "--json", "--csv", str(gradebook), str(good), str(bad)])
+            cli.main(["grade", "--json", "--csv", str(gradebook), str(good), str(bad)])
         out, err = capsys.readouterr()
-        assert stop.value.code == 1 and err.count("\n") == 1 and "--no-isolation" in err
+        assert stop.value.code == 1 and err.count("\n") == 1 and grade.NO_ISOLATION in err
         document = json.loads(out)
         assert (document["isolated"], document["interrupted"], document["passed"]) == (False, False, False)
         assert [(folder["score"], folder["isolated"]) for folder in document["folders"]] == [(8, False), (7, False)]
@@ -630,12 +631,8 @@ class TestCommand:
         rows = list(csv.reader(gradebook.open()))
         assert [row[9:11] for row in rows[1:]] == [["8", "8"], ["7", "8"]]
         assert all(row[11].endswith("NOT ISOLATED") for row in rows[1:])
-        graded = []
-        monkeypatch.setattr(grade.Batch, "grade_copy", lambda *args, **kwargs: graded.append(args))
-        with pytest.raises(SystemExit):
-            cli.main(["grade", "--no-isolation", str(good), str(bad)])  # both from the cache
-        table = capsys.readouterr().out
-        assert graded == [] and table.count("NOT ISOLATED") == 2
+        assert not (tmp_path / "cache").exists()  # without the sandbox, no cache and no secret are read or written
+        assert "seed" not in out and "hidden_cases" in document["folders"][0] and "hidden_cases" in document
 
     def test_a_terminal_sees_progress_for_many_folders(self, tmp_path, capsys, monkeypatch):
         folders = [tmp_path / f"f{number}" for number in range(grade.PROGRESS_FROM)]
@@ -643,7 +640,8 @@ class TestCommand:
             folder.mkdir()
         monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
         monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-        assert cli.main(["grade", "--no-isolation", "--no-cache", *map(str, folders)]) is None
+        monkeypatch.setenv(grade.NO_ISOLATION, "1")
+        assert cli.main(["grade", "--no-cache", *map(str, folders)]) is None
         err = capsys.readouterr().err
         assert err.endswith(f"\rgraded {len(folders)}/{len(folders)} folders\n")
 
@@ -661,9 +659,10 @@ class TestCommand:
 
     @pytest.mark.parametrize("options, fragment", [(["--jobs", "999"], "--jobs"), (["--timeout", "0"], "--timeout"),
                                                    (["--csv", "/nonexistent/grades.csv"], "--csv")])
-    def test_bad_options_are_one_line(self, tmp_path, capsys, options, fragment):
+    def test_bad_options_are_one_line(self, tmp_path, capsys, monkeypatch, options, fragment):
+        monkeypatch.setenv(grade.NO_ISOLATION, "1")
         with pytest.raises(SystemExit) as stop:
-            cli.main(["grade", "--no-isolation", *options, str(tmp_path)])
+            cli.main(["grade", *options, str(tmp_path)])
         out, err = capsys.readouterr()
         assert stop.value.code == 2 and out == "" and err.count("\n") == 1 and fragment in err
 
@@ -675,3 +674,91 @@ def test_the_default_seed_is_a_secret_kept_for_the_next_run(monkeypatch, tmp_pat
     assert grade.default_seed() == first == int((tmp_path / "kvlab" / "seed").read_text())
     monkeypatch.setenv("KVLAB_SEED", "7")
     assert grade.default_seed() == 7
+
+
+class TestFolderNamesAreNeverOptions:
+    """Attack 1: `cd handins && kvlab grade *` with folders named like options."""
+
+    @pytest.mark.parametrize("name", ["--no-i", "--seed=1", "--timeout=600", "--no-cache"])
+    def test_a_folder_named_like_an_option_is_refused_unless_after_the_double_dash(self, tmp_path, capsys,
+                                                                                  monkeypatch, name):
+        (tmp_path / name).mkdir()
+        (tmp_path / "honest").mkdir()
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setattr(grade, "grade_all", lambda *args, **kwargs: pytest.fail("graded"))
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["grade", *sorted([name, "honest"])])
+        out, err = capsys.readouterr()
+        assert stop.value.code == 2 and out == "" and err.count("\n") == 1 and "--" in err, err
+
+    def test_after_the_double_dash_every_argument_is_a_folder(self, tmp_path, capsys, monkeypatch):
+        (tmp_path / "--json").mkdir()
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv(grade.NO_ISOLATION, "1")
+        seen = []
+        monkeypatch.setattr(grade, "grade_all", lambda folders, *args, **kwargs: (seen.extend(folders), ([], False))[1])
+        cli.main(["grade", "--", "--json"])
+        assert seen == ["--json"]
+
+    def test_isolation_is_not_an_option_and_control_characters_never_reach_the_terminal(self, tmp_path, capsys,
+                                                                                     monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        with pytest.raises(SystemExit):
+            cli.main(["grade", "--no-isolation", "x"])
+        with pytest.raises(SystemExit):
+            cli.main(["grade", "-\x1b]0;owned\x07\x1b[2J", "x"])
+        err = capsys.readouterr().err
+        assert "\x1b" not in err and "\x07" not in err and "\\x1b" in err and err.count("\n") == 2
+
+
+def test_names_that_differ_are_shown_apart():
+    assert grade.shown("twin?") != grade.shown("twin\n") and "\n" not in grade.shown("twin\n")
+
+
+def test_a_folder_that_is_a_link_to_a_classmates_is_refused_and_flagged(tmp_path):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "bob").symlink_to(tmp_path / "alice")
+    result = grade.Batch(grade.Options(isolation=False)).grade(tmp_path / "bob")
+    assert result.error and result.score == 0 and "folder-is-link" in result.flags
+
+
+def test_reports_show_a_fingerprint_of_the_hidden_cases_never_the_seed():
+    result = fake("f")
+    assert grade.seed_fingerprint(5242) != grade.seed_fingerprint(5243)
+    assert "5242" not in grade.seed_fingerprint(5242) and "seed" not in result.as_dict()
+
+
+def test_a_grade_with_a_timeout_is_never_cached(tmp_path):
+    batch = grade.Batch(grade.Options(isolation=False), cache=tmp_path)
+    result = fake("f")
+    result.volatile = True
+    batch.store("entry", result)
+    assert not (tmp_path / "entry.json").exists()
+    result.volatile = False
+    batch.store("entry", result)
+    assert (tmp_path / "entry.json").exists()
+
+
+def test_the_gradebook_is_written_as_folders_finish_and_whole_at_the_end(tmp_path):
+    book = grade.Gradebook(tmp_path / "grades.csv")
+    book.add(fake("a"))
+    rows = list(csv.reader((tmp_path / "grades.csv.partial").open()))
+    assert rows[0] == grade.CSV_HEADER and rows[1][0] == "a"  # a crash now keeps the first folder's row
+    book.close([fake("a"), fake("b")])
+    assert [row[0] for row in csv.reader((tmp_path / "grades.csv").open())][1:] == ["a", "b"]
+    assert not (tmp_path / "grades.csv.partial").exists()
+
+
+def test_a_forged_missing_file_line_is_a_protocol_error(tmp_path, monkeypatch):
+    (tmp_path / "kvsim.py").write_text("x = 1\n")
+    monkeypatch.setattr(grade, "run_jobs", lambda *args, **kwargs: [{"kind": "missing"}])
+    kinds = set()
+    execute = grade.Batch(grade.Options(isolation=False)).executor(tmp_path, None, kinds)
+    assert execute([{"kind": "ops", "module": "kvsim", "ops": []}], {}) == [{"kind": "protocol"}]
+    assert kinds == {"protocol"}
+
+
+def test_the_grader_splits_ttft_jsonl_as_the_labs_reader_does(tmp_path):
+    path = tmp_path / "ttft.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": "x\ry"}\n')
+    assert paths.measured_lines(path) == ['{"a": 1}', '{"b": "x\ry"}']  # a carriage return splits nothing

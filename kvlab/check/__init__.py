@@ -78,8 +78,7 @@ def mru_cache(cls=None, *, folder=None, timeout=TIMEOUT, oracle=None):
 
 def _lab_lines():
     from .. import paths
-    text = _steps.read_text(paths.ttft_source())
-    return text.splitlines() if text is not None else []
+    return paths.measured_lines(paths.ttft_source(), limit=1_000_000) or []
 
 
 def steps(numbers=lab_table.NUMBERS, *, folder=None, artifacts=None, timeout=TIMEOUT, oracle=None):

@@ -37,7 +37,7 @@ from ..check.run import run_jobs
 from ..check.labsteps import TITLES
 from ..check.probes import file_row
 from ..check.report import Report, Row, Wrong, hold_back
-from ..errors import UserError
+from ..errors import UserError, visible
 from ..i18n import Msg, t
 from . import sandbox
 from .oracle import Recording, Reference
@@ -52,6 +52,9 @@ INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
 PROCESSES = tuple(lab_table.PROCESSES.values())  # steps run in one process: kvsim.py's classes, scenario.py, summarize.py
 MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once: each of their processes has a sandbox slot
 STEP_SCRIPT = {number: step.file[:-3] for number, step in lab_table.STEPS.items()}
+VOLATILE = {"timeout", "killed", "protocol", "not-run"}  # what a busy or broken machine can cause: never cached
+PARSE_LIMIT = 200_000     # bytes of a .py file the grader parses (to fingerprint or follow imports); larger: bytes
+_AST = threading.Lock()   # ast work is serialised: CPython 3.11's parser is not safe in threads (SystemError)
 MEASURED_RULE = Msg("rule.artifact", file="measured.json")
 TTFT_RULE = Msg("rule.ttft-unchanged")
 
@@ -60,12 +63,13 @@ TTFT_RULE = Msg("rule.ttft-unchanged")
 class Grade:
     """One folder's result: a Report per step, the flags raised on the folder, and whether it was isolated."""
     folder: str
-    seed: int
+    cases: str                       # the fingerprint of the hidden cases' seed (never the seed)
     steps: dict                      # step number -> Report
     flags: dict = field(default_factory=dict)   # flag -> detail (e.g. "identical-to-reference": "kvsim.py")
     isolated: bool = True
     error: str = ""                  # why the folder could not be graded at all ("" if it was)
     fingerprint: str = ""            # the three scripts without comments or layout (""=none of them)
+    volatile: bool = False           # a run timed out, was killed or broke: this grade is never cached
 
     @property
     def passed(self):
@@ -76,19 +80,20 @@ class Grade:
         return sum(report.passed for report in self.steps.values()) if not self.error else 0
 
     def as_dict(self):
-        return {"folder": self.folder, "seed": self.seed, "passed": self.passed, "score": self.score,
+        return {"folder": self.folder, "hidden_cases": self.cases, "passed": self.passed, "score": self.score,
                 "max": len(TITLES), "isolated": self.isolated, "flags": self.flags, "error": self.error,
                 "fingerprint": self.fingerprint,
                 "steps": {str(number): report.as_dict() for number, report in self.steps.items()}}
 
     @classmethod
     def from_dict(cls, data):
-        return cls(data["folder"], data["seed"], {int(number): Report.from_dict(report)
+        return cls(data["folder"], data["hidden_cases"], {int(number): Report.from_dict(report)
                                                  for number, report in data["steps"].items()},
                    dict(data["flags"]), data["isolated"], data["error"], data["fingerprint"])
 
     def __str__(self):
-        lines = [f"{shown(self.folder)} (seed {self.seed}){'' if self.isolated else ' — NOT ISOLATED'}"]
+        lines = [f"{shown(self.folder)} (hidden cases {self.cases})"
+                 f"{'' if self.isolated else ' — NOT ISOLATED'}"]
         if self.error:
             lines.append(f"  not graded: {shown(self.error)}")
         for flag, detail in self.flags.items():
@@ -106,9 +111,9 @@ class Grade:
 
 
 def shown(text, limit=300):
-    """A student's text as it may reach a terminal: one line, every control or format character a "?"."""
-    text = "".join(char if char.isprintable() else "?" for char in str(text))
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """A student's text as it may reach a terminal: one line, control and format characters escaped visibly
+    (so that folders "twin?" and "twin" + newline are told apart)."""
+    return visible(text, limit)
 
 
 # --- what a folder's scripts are --------------------------------------------------------------------
@@ -119,8 +124,11 @@ def normalized(text):
     The parsed syntax tree says exactly that (quotes and parentheses aside); a file that does not
     parse is compared by its words.
     """
+    if len(text) > PARSE_LIMIT:
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     try:
-        return ast.dump(ast.parse(text))
+        with _AST:
+            return ast.dump(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return " ".join(text.split())
 
@@ -156,9 +164,13 @@ def imports(copy):
     for path in Path(copy).glob("*.py"):
         names = set()
         try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None  # it cannot run either: its step says why
+            source = path.read_bytes()
+            if len(source) > PARSE_LIMIT:
+                raise ValueError("too large to follow")  # a 5 MB file nothing imports must not cost the batch
+            with _AST:
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
+            tree = None  # it cannot run either (or is too large to follow): its step says why
         for node in ast.walk(tree) if tree else ():
             if isinstance(node, ast.Import):
                 names.update(alias.name.partition(".")[0] for alias in node.names)
@@ -239,7 +251,7 @@ def lab_measurement():
     path = paths.ttft_source()
     try:
         records = summarize.read_records(path)
-        lines = path.read_bytes().decode("utf-8-sig").splitlines()
+        lines = paths.measured_lines(path)
     except (OSError, summarize.InputError) as error:
         raise UserError(f"the lab's measured file cannot be read: {error}") from None
     return Measurement(path, lines, records, not paths.is_stand_in(path))
@@ -257,7 +269,7 @@ def own_measurement(copy, refused):
     except summarize.InputError as error:
         reason = str(error).replace(str(path), "ttft.jsonl")
         return None, "ttft-changed", f"this folder's ttft.jsonl cannot be read ({reason})"
-    return Measurement(path, path.read_bytes().decode("utf-8-sig").splitlines(), records, True), None, ""
+    return Measurement(path, paths.measured_lines(path), records, True), None, ""
 
 
 def measured_rows(copy, own, trouble, lab, oracle, refused):
@@ -326,6 +338,10 @@ class Batch:
         """The Grade of one folder, from the cache if its snapshot was graded before; whatever it contains."""
         if self.stop.is_set():
             return self.failed(folder, INTERRUPTED)
+        if Path(folder).is_symlink():  # a link to a classmate's folder would be graded as theirs
+            refused = self.failed(folder, "the folder is a symbolic link: hand in a folder of your own")
+            refused.flags["folder-is-link"] = shown(os.readlink(folder))
+            return refused
         try:
             with tempfile.TemporaryDirectory(prefix="kvlab-grade-") as scratch:
                 copy = Path(scratch) / "handin"
@@ -354,7 +370,8 @@ class Batch:
         refused = refusals(found)
         own, misconception, problem = own_measurement(copy, refused)
         backend = sandbox.Bubblewrap() if self.options.isolation else None  # each process takes a free slot
-        plan = labsteps.Plan(execute=self.executor(copy, backend), oracle=self.oracle, seed=self.options.seed,
+        kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
+        plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle, seed=self.options.seed,
                              lab_lines=(own or self.lab).lines)
         with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait for another
             parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
@@ -370,28 +387,41 @@ class Batch:
             report = reports[number]
             reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
         reports = labsteps.hold_after_earlier(reports)
+        if not self.lab.real:  # the stand-in, not a course measurement: say that step 8 compared nothing with one
+            reports[8].note = Msg("grade.ttft-not-compared", path=str(self.lab.path))
         for number, cause in causes(copy, found).items():
             if not reports[number].passed:
                 reports[number] = explain(reports[number], cause)
         texts = script_texts(copy)
         flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
+        if self.lab.real and own is not None and own.records != self.lab.records:
+            flags["ttft-changed"] = "ttft.jsonl"
         same = [name for name in SCRIPTS if texts[name] is not None and texts[name] == self.reference[name]]
         if same:
             flags["identical-to-reference"] = ", ".join(same)
-        return Grade(str(folder), self.options.seed, reports, flags, self.options.isolation,
-                     fingerprint=fingerprint(texts))
+        return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
+                     fingerprint=fingerprint(texts), volatile=bool(kinds & VOLATILE))
 
-    def executor(self, copy, backend):
-        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped."""
+    def executor(self, copy, backend, kinds):
+        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped.
+
+        A run that says a file is missing when the grader put it there forged that line: a protocol error.
+        """
         def execute(jobs, files):
             if self.stop.is_set():
                 raise Interrupted()
-            return run_jobs(copy, jobs, files=files, timeout=self.options.timeout, backend=backend)
+            outcomes = run_jobs(copy, jobs, files=files, timeout=self.options.timeout, backend=backend)
+            for number, (job, outcome) in enumerate(zip(jobs, outcomes)):
+                staged = job.get("script") or f"{job.get('module')}.py"
+                if outcome.get("kind") == "missing" and (Path(copy) / staged).is_file():
+                    outcomes[number] = {**outcome, "kind": "protocol"}
+                kinds.add(outcomes[number].get("kind"))
+            return outcomes
         return execute
 
     def failed(self, folder, why):
         """The row of a folder that could not be graded: it still gets its line in the table."""
-        return Grade(str(folder), self.options.seed, {}, {}, self.options.isolation, error=why)
+        return Grade(str(folder), seed_fingerprint(self.options.seed), {}, {}, self.options.isolation, error=why)
 
     # The cache: one JSON file per snapshot content, options and kvlab source.
 
@@ -419,7 +449,8 @@ class Batch:
         return grade
 
     def store(self, entry, grade):
-        if not self.cache:
+        """Keep a grade for the next run, unless it depends on this run's machine (a timeout, a kill, a broken run)."""
+        if not self.cache or grade.error or grade.volatile:
             return
         try:
             self.cache.mkdir(parents=True, exist_ok=True)
@@ -443,11 +474,13 @@ def source_digest(isolation):
 
 # --- many folders -------------------------------------------------------------------------------------
 
-def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None):
+def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None,
+              finished=None):
     """(a Grade for each folder in order, whatever it contains; whether Ctrl-C stopped the run).
 
     `jobs` folders are graded at once (default: the number of cores). Ctrl-C stops the run: the
-    folders graded so far keep their grades, the others say they were not graded.
+    folders graded so far keep their grades, the others say they were not graded. `finished(grade)` is
+    called as each folder's grade is made (the gradebook is written as folders finish).
     """
     batch = Batch(Options(seed, timeout, isolation), cache)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(folders) or 1, MOST_JOBS))
@@ -456,6 +489,9 @@ def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=Non
     def one(index):
         try:
             grades[index] = batch.grade(folders[index])
+            if finished:
+                with lock:
+                    finished(grades[index])
         except KeyboardInterrupt:
             batch.stop.set()  # before this worker takes another folder
             raise
@@ -514,15 +550,41 @@ def remarks(grade):
     return "; ".join(parts + ([] if grade.isolated else ["NOT ISOLATED"]))
 
 
-def csv_text(grades):
+CSV_HEADER = ["folder", *(f"step{number}" for number in TITLES), "score", "max", "flags"]
+
+
+def csv_row(grade):
+    steps = [("pass" if grade.steps[number].passed else "fail") if not grade.error else "" for number in TITLES]
+    return [cell(grade.folder), *steps, grade.score, len(TITLES), cell(remarks(grade), 10_000)]
+
+
+def csv_text(grades, header=True):
     """The gradebook: one row per folder, each step's pass/fail, score, max, flags."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["folder", *(f"step{number}" for number in TITLES), "score", "max", "flags"])
+    if header:
+        writer.writerow(CSV_HEADER)
     for grade in grades:
-        steps = [("pass" if grade.steps[number].passed else "fail") if not grade.error else "" for number in TITLES]
-        writer.writerow([cell(grade.folder), *steps, grade.score, len(TITLES), cell(remarks(grade), 10_000)])
+        writer.writerow(csv_row(grade))
     return out.getvalue()
+
+
+class Gradebook:
+    """The --csv file, written as folders finish: rows are appended to FILE.partial (a crash keeps what was
+    graded), and at the end the whole gradebook, in the folders' order, replaces FILE in one rename."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self.partial.write_text(csv_text([], header=True), encoding="utf-8")
+
+    def add(self, grade):
+        with open(self.partial, "a", encoding="utf-8") as out:
+            out.write(csv_text([grade], header=False))
+
+    def close(self, grades):
+        summarize.write_atomically(self.path, csv_text(grades))
+        self.partial.unlink(missing_ok=True)
 
 
 def cell(text, limit=1000):
@@ -535,20 +597,41 @@ def cell(text, limit=1000):
 
 def add_arguments(parser):
     parser.add_argument("folder", nargs="+",
-                        help="hand-in folders, laid out like the lab's (kvsim.py, scenario.py, ...)")
+                        help="hand-in folders, laid out like the lab's (kvsim.py, scenario.py, ...); put them after "
+                             "-- (kvlab grade --csv g.csv -- handins/*/) so that no folder name is read as an option")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of the report")
     parser.add_argument("--csv", metavar="FILE", help="also write a gradebook: one row per folder (written whole)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the hidden random cases (default: $KVLAB_SEED, else a secret seed drawn once "
                              "and kept in ~/.cache/kvlab/seed, so that re-runs reuse it and students cannot know it; "
-                             "every report prints the seed used)")
+                             "reports show only its fingerprint)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds each run of a student's code may take (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=0, help="folders graded at once (default: the number of cores)")
     parser.add_argument("--no-cache", action="store_true", help="grade every folder again, even if unchanged")
-    parser.add_argument("--no-isolation", action="store_true",
-                        help="run student code without bubblewrap, with your rights and environment: for trusted "
-                             "code only (every report says NOT ISOLATED)")
+
+
+NO_ISOLATION = "KVLAB_NO_ISOLATION"  # =1: run student code without bubblewrap (trusted code only); not a flag,
+                                     # so that no folder name a glob produces can turn the sandbox off
+
+
+def check_argv(tokens):
+    """Refuse, before parsing, an option token that is also a file or folder here (a folder named --seed=1).
+
+    argparse takes no abbreviations (kvlab.cli), and what follows `--` is always a folder.
+    """
+    for token in tokens:
+        if token == "--":
+            return
+        if token.startswith("-") and token != "-" and (os.path.lexists(token) or
+                                                        os.path.lexists(token.partition("=")[0])):
+            raise UserError(f"{token} is an option, and also a file or folder here: put the folders after -- "
+                            "(kvlab grade --csv grades.csv -- handins/*/)")
+
+
+def seed_fingerprint(seed):
+    """A short fingerprint of the hidden cases' seed: tells two runs apart, never lets anyone redraw the cases."""
+    return hashlib.sha256(f"kvlab-hidden-cases|{seed}".encode()).hexdigest()[:10]
 
 
 def run(args):
@@ -562,34 +645,37 @@ def run(args):
         raise UserError(f"--jobs must be 0 (the number of cores) to {MOST_JOBS}, got {args.jobs}")
     if args.csv and not Path(args.csv).resolve().parent.is_dir():
         raise UserError(f"--csv {args.csv}: the folder {Path(args.csv).resolve().parent} does not exist")
-    isolation = not args.no_isolation
+    isolation = os.environ.get(NO_ISOLATION) != "1"
     if isolation:
         ok, reason = sandbox.available()
         if not ok:
             raise UserError(reason)
-    else:
-        print("kvlab grade: warning: --no-isolation: the students' code runs with your rights", file=sys.stderr)
+    else:  # trusted code only: no cache and no secret are read or written, so nothing it does outlives the run
+        print(f"kvlab grade: warning: {NO_ISOLATION}=1: the students' code runs with your rights, "
+              "and the grade cache and the secret seed are not used", file=sys.stderr)
     if args.seed is None:
-        args.seed = default_seed()
+        args.seed = default_seed() if isolation else secrets.randbelow(10 ** 9)
     show = _progress_line if sys.stderr.isatty() and len(args.folder) >= PROGRESS_FROM else None
-    cache = None if args.no_cache else cache_dir()
-    grades, interrupted = grade_all(args.folder, args.seed, args.timeout, isolation, args.jobs or None, cache, show)
+    cache = None if args.no_cache or not isolation else cache_dir()
+    book = Gradebook(args.csv) if args.csv else None
+    grades, interrupted = grade_all(args.folder, args.seed, args.timeout, isolation, args.jobs or None, cache, show,
+                                    finished=book.add if book else None)
     if show:
         print(file=sys.stderr)
-    if args.csv:
+    if book:
         try:
-            summarize.write_atomically(args.csv, csv_text(grades))
+            book.close(grades)
         except summarize.InputError as error:
             raise UserError(str(error)) from None
     passed = all(grade.passed for grade in grades)
     if args.json:
-        print(json.dumps({"seed": args.seed, "passed": passed, "interrupted": interrupted, "isolated": isolation,
+        print(json.dumps({"hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted, "isolated": isolation,
                           "folders": [grade.as_dict() for grade in grades]}, indent=2))
     elif len(grades) == 1:
         print(grades[0])
     else:
         print(table(grades))
-        print(f"seed {args.seed}; `kvlab grade FOLDER` shows one folder's hints"
+        print(f"hidden cases {seed_fingerprint(args.seed)}; `kvlab grade FOLDER` shows one folder's hints"
               + ("; interrupted: the folders marked were not graded" if interrupted else ""))
     if interrupted:
         return 130

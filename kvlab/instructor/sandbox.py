@@ -41,7 +41,7 @@ MIN_PYTHON = (3, 10)
 WORK = "/work"                   # the student's folder, inside
 DRIVER_INSIDE = "/kvlab/driver.py"
 ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
-NOT_INSTALLED = "bwrap is not installed: apt-get install bubblewrap, or pass --no-isolation"
+NOT_INSTALLED = "bwrap is not installed: apt-get install bubblewrap, or set KVLAB_NO_ISOLATION=1 for trusted code"
 
 # snapshot(): what a hand-in folder may hold.
 MOST_FILES = 50                  # files copied (a hand-in has ten)
@@ -294,16 +294,16 @@ def available():
         return False, NOT_INSTALLED
     if interpreter() is None:
         return False, ("no Python >= 3.10 that the sandbox's user can read: install python3 "
-                       "(apt-get install python3), or pass --no-isolation")
+                       "(apt-get install python3), or set KVLAB_NO_ISOLATION=1 for trusted code")
     trial = [shutil.which("bwrap"), *_mounts(interpreter()), interpreter().path, "-I", "-S", "-c", ""]
     try:
         with _slot() as slot:
             done = subprocess.run(trial, capture_output=True, text=True, timeout=PROBE_TIMEOUT, **_identity(slot))
     except (OSError, subprocess.SubprocessError) as error:
-        return False, f"bwrap cannot make a sandbox here ({error}); pass --no-isolation"
+        return False, f"bwrap cannot make a sandbox here ({error}); set KVLAB_NO_ISOLATION=1 for trusted code"
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-        return False, f"bwrap cannot make a sandbox here ({lines[-1]}); pass --no-isolation"
+        return False, f"bwrap cannot make a sandbox here ({lines[-1]}); set KVLAB_NO_ISOLATION=1 for trusted code"
     return True, ""
 
 

@@ -212,6 +212,7 @@ MESSAGES = {
     "hint.hit-docs-order": "hit_docs lists the documents hit in read order (a rev pass lists 9, 8, 7, ...). Append each one as you read it, and do not sort.",
     "hint.text-on-stdout": "stdout must be exactly one JSON document: any other text breaks the grader. Print explanations with file=sys.stderr, or not at all.",
     "hint.several-json": "stdout must be one JSON document, {\"passes\": [...]}, with one object per pass, not one document per pass.",
+    "hint.json-text": "run() returns JSON text, so the output is a JSON string. Return the dict itself: main() turns it into JSON.",
     "hint.python-repr": "Print json.dumps(result), not the Python dict itself: JSON needs double quotes (and true, false, null).",
     "hint.no-output": "Nothing was printed on stdout: print the result with print(json.dumps(result)).",
     "hint.not-json": "stdout (or the file) must be a JSON document.",

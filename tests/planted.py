@@ -177,6 +177,8 @@ PLANTS = [
     Plant("scenario_order_renamed", "scenario.py", (2,), "order-field", 'the pass is named "FWD", not "fwd".',
           (('counts = {"order": order,', 'counts = {"order": order.upper(),'),)),
     Plant("scenario_alone", "kvsim.py", (2,), "kvsim-missing", "kvsim.py is not next to scenario.py.", ()),
+    Plant("scenario_returns_json_text", "scenario.py", (2,), "json-text", "run() returns JSON text, not the dict.",
+          (('    return {"passes": results}\n    # END SOLUTION', '    return json.dumps({"passes": results})\n    # END SOLUTION'),)),
     Plant("scenario_misses_twice", "scenario.py", (2,), "wrong-result", "a miss is counted twice.",
           (('                counts["misses"] += 1', '                counts["misses"] += 2'),)),
     Plant("scenario_no_cpu_hits_key", "scenario.py", (2,), "scenario-shape", "a pass object has no cpu_hits.",

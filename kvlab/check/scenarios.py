@@ -49,6 +49,8 @@ def compare_scenario(document, params, oracle, what):
     for answer, misconception in others:  # a whole document that is a classic mistake's: that mistake
         if answer.matches(document):
             raise Wrong(misconception, Msg("seen.passes", what=what, passes=_counts(document["passes"])))
+    if isinstance(document, str) and document.lstrip().startswith("{"):  # JSON text inside the JSON document
+        raise Wrong("json-text", Msg("seen.document", what=what, start=shown(document, 80)))
     passes = document.get("passes") if isinstance(document, dict) else None
     expected = list(params.get("passes", DEFAULTS["passes"]))
     if not isinstance(passes, list):

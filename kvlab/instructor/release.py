@@ -191,6 +191,7 @@ def student_notebook(nb, filename="notebook"):
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
         if cell.cell_type == "code":
             source = _prompt(source) if "solution" in tags else _replace(source, where, lambda begin, flag: ["..."])
+            source = "\n".join(line for line in source.split("\n") if not _directive(line))  # nbval's, not the student's
             cell.outputs, cell.execution_count = [], None
         elif "solution" in tags:
             source = ANSWER

@@ -241,6 +241,21 @@ def unchecked_pyc(source):
     return external._code_to_hash_pyc(compile(source, "kvsim.py", "exec"), b"\0" * 8, checked=False)
 
 
+def halved(data):
+    lines = []
+    for line in data.decode().splitlines():
+        record = json.loads(line) if line.strip() else None
+        if record:
+            record["ttft_ms"] = round(record["ttft_ms"] / 2, 1)
+        lines.append(json.dumps(record) if record else line)
+    return "\n".join(lines) + "\n"
+
+
+def summary_of(path):
+    from kvlab import summarize as reference_summarize
+    return reference_summarize.to_json(reference_summarize.summarize(reference_summarize.read_records(path)))
+
+
 @pytest.fixture(scope="module")
 def hostile(reference, tmp_path_factory):
     """The hostile batch graded: the grades, and what changed or still runs outside the scratch copies."""
@@ -268,7 +283,20 @@ def hostile(reference, tmp_path_factory):
         "escape": build(root, "escape", reference, {"summarize.py": ESCAPE.format(
             port=listener.getsockname()[1], marker=marker, targets={k: str(v) for k, v in outside.items()})}),
         "sibling": sibling,
+        # attack 2: a large .py file that nothing imports (the grader must not parse it)
+        "big-extra": build(root, "big-extra", reference, {"extra.py": "x = 1\n" * 400_000}),
+        # attack 8: an exception whose message carries the case it ran on (hidden cases must not reach a report)
+        "leaky": build(root, "leaky", reference, {"kvsim.py": lambda text: text.replace(
+            "        if key in self._sizes:\n            self._sizes.move_to_end(key)",
+            "        if isinstance(key, int) and key > 6:\n            raise ValueError(f'leak-{key}-{size}')\n"
+            "        if key in self._sizes:\n            self._sizes.move_to_end(key)")}),
+        # attack 7: halved TTFTs with their own matching summary, while no course measurement is set
+        "halved": build(root, "halved", reference, {"ttft.jsonl": halved(reference["ttft.jsonl"])}),
+        # attack 12: two names that print alike
+        "twin?": build(root, "twin?", reference),
+        "twin\n": build(root, "twin\n", reference),
     }
+    folders["halved"].joinpath("measured.json").write_text(summary_of(folders["halved"] / "ttft.jsonl"))
     (folders["forge-so"] / "__pycache__").mkdir()
     (folders["forge-so"] / "__pycache__" / f"kvsim.{sys.implementation.cache_tag}.pyc").write_bytes(compiled)
     before = {name: tree(folder) for name, folder in folders.items()}
@@ -296,6 +324,25 @@ def hostile(reference, tmp_path_factory):
 
 @needs_bwrap
 class TestHostileHandIns:
+    def test_a_large_file_nothing_imports_costs_nothing_and_changes_nothing(self, hostile):
+        assert hostile.grades["big-extra"].score == 8, str(hostile.grades["big-extra"])
+
+    def test_a_hidden_cases_exception_message_never_reaches_a_report(self, hostile):
+        leaky = hostile.grades["leaky"]
+        hidden = [row for report in leaky.steps.values() for row in report.rows if "hidden" in row.rule_id]
+        assert hidden and all(row.seen is None for row in hidden)
+        assert all("leak-" not in str(row.hint) for row in hidden)
+        assert "seed" not in hostile.output
+
+    def test_a_measurement_not_compared_with_the_courses_says_so(self, hostile):
+        halved = hostile.grades["halved"]
+        assert halved.steps[8].note is not None and halved.steps[8].note.id == "grade.ttft-not-compared"
+        assert "not compared" in str(halved)
+
+    def test_names_that_print_alike_are_told_apart(self, hostile):
+        table = grade.table([hostile.grades["twin?"], hostile.grades["twin\n"]])
+        assert "twin?" in table and "twin\\n" in table and "\ntwin" not in table.replace("\n", "", 1)
+
     def test_forgeries_fail_steps_1_and_5(self, hostile):
         for name in ("forge-judge", "forge-pipe", "forge-json", "forge-so"):
             result = hostile.grades[name]

@@ -353,12 +353,14 @@ class Batch:
         """Grade a snapshot: run the student's code, judge it, and the artifacts, and flag what is odd."""
         refused = refusals(found)
         own, misconception, problem = own_measurement(copy, refused)
-        backend = sandbox.Bubblewrap() if self.options.isolation else None  # each process takes a free slot
-        plan = labsteps.Plan(execute=self.executor(copy, backend), oracle=self.oracle, seed=self.options.seed,
-                             lab_lines=(own or self.lab).lines)
-        with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait for another
-            parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
-            reports = {number: report for part in parts for number, report in part.result().items()}
+        isolation = self.options.isolation
+        with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all three
+            backend = sandbox.Bubblewrap(budget=budget) if isolation else None  # each process takes a free slot
+            plan = labsteps.Plan(execute=self.executor(copy, backend), oracle=self.oracle, seed=self.options.seed,
+                                 lab_lines=(own or self.lab).lines)
+            with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait
+                parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
+                reports = {number: report for part in parts for number, report in part.result().items()}
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
         extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():

@@ -198,6 +198,15 @@ class Budget:
         """A Run: a group for one sandbox of this hand-in (enter it in the child before exec)."""
         return Run(self)
 
+    def peak(self):
+        """The most bytes the hand-in's processes and in-memory files have held at once, or None if unknown."""
+        folder = self.dirs.get("memory")
+        name = "memory.peak" if self.hierarchy.version == "cgroup-v2" else "memory.max_usage_in_bytes"
+        try:
+            return int((folder / name).read_text()) if folder else None
+        except (OSError, ValueError):
+            return None
+
 
 class Unlimited:
     """No budget (no cgroup can be made here): each run has no group, no CPU clock, no OOM evidence."""
@@ -210,6 +219,9 @@ class Unlimited:
 
     def run(self):
         return NoRun()
+
+    def peak(self):
+        return None
 
 
 class NoRun:

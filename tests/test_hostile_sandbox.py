@@ -103,6 +103,8 @@ HOSTILE = {
     """,
     "works.py": "print(sum(range(3_000_000)))\n",  # 0.1 s of CPU: late at 0.5 s with a fifteenth of the machine
     "exits.py": "import os\nos._exit(137)\n",
+    "waits.py": "import time\ntime.sleep(0.4)\nprint('woke')\n",
+    "loops.py": "while True:\n    pass\n",
     "grows.py": "hog = bytearray(300_000_000)\nprint('survived')\n",
 }
 
@@ -215,6 +217,13 @@ def test_a_spinner_in_new_sessions_does_not_make_an_honest_run_late(folder, monk
     thread.join()
     assert [outcome["kind"] for outcome in honest] == ["ok", "ok", "ok"], honest
     assert spun["outcomes"][0]["kind"] == "timeout" and spun["took"] < run.deadline(spun["outcomes"], 1.0)
+
+
+@needs_cgroup
+def test_a_jobs_limit_is_its_cpu_time_and_the_wall_clock_a_backstop(folder):
+    (waits, loops, after), _, took = graded(folder, ["waits.py", "loops.py", "hello.py"], timeout=0.3)
+    assert (waits["kind"], waits["stdout"], loops["kind"], after["kind"]) == ("ok", "woke\n", "timeout", "not-run")
+    assert took < 0.4 + 3 * 0.3 + 0.5
 
 
 @needs_cgroup

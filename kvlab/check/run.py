@@ -102,13 +102,15 @@ def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, b
     check_jobs(jobs)
     for name in files or {}:
         check_name(name)
-    spec = json.dumps({"timeout": timeout, "cap": cap, "jobs": jobs}).encode()
+    spec = {"timeout": timeout, "cap": cap, "jobs": jobs}
     with tempfile.TemporaryDirectory(prefix="kvlab-run-", ignore_cleanup_errors=True) as scratch, \
             tempfile.TemporaryFile() as stdin:
         stage(Path(folder), Path(scratch), copy, files or {})
-        stdin.write(spec)
-        stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
         with (backend or Plain()).launch(scratch) as launch:
+            if launch.clock is not None:  # each job's limit is CPU time too, wall time a backstop
+                spec["wall"] = timeout * WALL_FACTOR
+            stdin.write(json.dumps(spec).encode())
+            stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
             process = subprocess.Popen(**launch.popen, stdin=stdin, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
             lines = [line_limit(job, cap) for job in jobs]

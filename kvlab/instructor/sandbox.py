@@ -12,6 +12,7 @@ processes, and an equal CPU weight; each sandbox's CPU time, not the wall clock,
 and the group's OOM-kill counter is the only evidence for "killed for memory". Where no cgroup can
 be made (not root, no writable hierarchy) nothing pretends: limits() says what is and is not enforced.
 """
+import ctypes
 import errno
 import functools
 import json
@@ -49,6 +50,7 @@ OUTSIDE_UID_BASE = 1_900_000_000  # when we are root: far above the uids and sub
 WORKERS = 64                     # sandboxes one process may run at once (each has its own outside uid)
 HIGHEST_PID = 2 ** 22            # Linux's pid_max: makes OUTSIDE_UID_BASE + pid * WORKERS + slot unique
 REAP_WAIT = 2.0                  # seconds to wait for a killed sandbox's processes to be gone
+PR_SET_CHILD_SUBREAPER = 36      # prctl(2)
 PROBE_TIMEOUT = 30               # seconds for an interpreter or bwrap to answer a trial run
 MIN_PYTHON = (3, 10)
 WORK = "/work"                   # the student's folder, inside
@@ -87,6 +89,7 @@ class Bubblewrap:
     @contextmanager
     def launch(self, scratch):
         """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
+        _adopt_orphans()
         with ExitStack() as stack:
             slot = stack.enter_context(_slot(self.slot))
             group = stack.enter_context((self.budget or stack.enter_context(budget())).run())
@@ -277,10 +280,34 @@ def _read_all(fd):
         data += chunk
 
 
+@functools.cache
+def _adopt_orphans():
+    """Make this process the reaper of its orphaned descendants: True if it now is.
+
+    A sandbox's first process (bwrap as the PID namespace's init) outlives the bwrap that run_jobs
+    started by a moment; orphaned, it would go to the machine's init, and where that reaps late
+    (containers, VMs with an init of their own) its zombie still counts against RLIMIT_NPROC of the
+    slot's uid: the slot's next sandbox cannot fork ("Can't fork for pid 1"). Adopted, _wait_gone
+    reaps it.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def _wait_gone(pid):
-    """Wait until the sandbox's first process is gone: its PID namespace, and all in it, with it."""
+    """Wait until the sandbox's first process is gone: its PID namespace, and all in it, with it; reap it if ours."""
     ends = time.monotonic() + REAP_WAIT
     while pid and time.monotonic() < ends:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return  # adopted and reaped: the slot's uid has its processes back
+            time.sleep(0.01)  # ours, still ending
+            continue
+        except ChildProcessError:
+            pass  # not ours to reap (or gone)
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
         except (OSError, IndexError):

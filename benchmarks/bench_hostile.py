@@ -66,7 +66,8 @@ def main(argv=None):
             for _ in range(args.runs):
                 with sandbox.budget() as budget, budget.run():
                     pass
-            print(f"a budget and a run group made and removed: {(time.perf_counter() - began) / args.runs * 1000:.2f} ms")
+            each = (time.perf_counter() - began) / args.runs
+            print(f"a budget and a run group made and removed: {each * 1000:.2f} ms")
         reset_peak()
         before = peak_rss()
         tracemalloc.start()

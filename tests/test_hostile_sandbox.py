@@ -245,3 +245,23 @@ def test_a_budget_costs_a_few_milliseconds_and_leaves_nothing(tmp_path):
     for parent in HIERARCHY.parents.values():
         assert not [entry for entry in os.scandir(parent) if entry.is_dir()
                     and entry.name.startswith(f"{os.getpid()}-")]
+
+
+@needs_bwrap
+def test_one_slot_runs_sandbox_after_sandbox(folder):
+    """Each sandbox's first process is reaped by the grader: its zombie would hold the slot's RLIMIT_NPROC."""
+    backend = sandbox.Bubblewrap(slot=sandbox.WORKERS - 1)
+    runs = sandbox.PROCESS_LIMIT + 3  # without the reaping, run 19 here said "Can't fork for pid 1"
+    kinds = [run.run_jobs(folder, jobs("hello.py"), backend=backend)[0]["kind"] for _ in range(runs)]
+    assert kinds == ["ok"] * runs
+
+
+@needs_cgroup
+def test_a_budget_the_machine_refuses_is_the_sandboxs_failure(monkeypatch):
+    monkeypatch.setattr(cgroups, "_write", lambda path, text: (_ for _ in ()).throw(PermissionError(13, "refused")))
+    with pytest.raises(sandbox.SandboxUnavailable, match="cannot make the hand-in's cgroup"):
+        with sandbox.budget():
+            pass
+    for parent in HIERARCHY.parents.values():
+        assert not [entry for entry in os.scandir(parent) if entry.is_dir()
+                    and entry.name.startswith(f"{os.getpid()}-")]

@@ -92,7 +92,10 @@ class Bubblewrap:
         _adopt_orphans()
         with ExitStack() as stack:
             slot = stack.enter_context(_slot(self.slot))
-            group = stack.enter_context((self.budget or stack.enter_context(budget())).run())
+            try:
+                group = stack.enter_context((self.budget or stack.enter_context(budget())).run())
+            except OSError as error:  # the machine's problem (e.g. a hierarchy that refuses a limit)
+                raise SandboxUnavailable(f"cannot make the sandbox's cgroup ({error})") from None
             files = {path.name: stack.enter_context(open(path, "rb")) for path in sorted(Path(scratch).iterdir())
                      if path.is_file() and not path.is_symlink()}
             driver = stack.enter_context(tempfile.TemporaryFile())
@@ -122,7 +125,17 @@ def budget(memory=HANDIN_MEMORY, processes=HANDIN_PROCESSES):
     hierarchy, _ = cgroups.detect()
     if hierarchy is None:
         return cgroups.Unlimited()
-    return cgroups.Budget(hierarchy, memory, processes)
+    return _Budget(hierarchy, memory, processes)
+
+
+class _Budget(cgroups.Budget):
+    """A Budget whose failure to be made is the machine's problem, said as SandboxUnavailable."""
+
+    def __enter__(self):
+        try:
+            return super().__enter__()
+        except OSError as error:
+            raise SandboxUnavailable(f"cannot make the hand-in's cgroup ({error})") from None
 
 
 def limits():

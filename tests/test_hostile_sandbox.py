@@ -265,3 +265,22 @@ def test_a_budget_the_machine_refuses_is_the_sandboxs_failure(monkeypatch):
     for parent in HIERARCHY.parents.values():
         assert not [entry for entry in os.scandir(parent) if entry.is_dir()
                     and entry.name.startswith(f"{os.getpid()}-")]
+
+
+def test_a_v2_hierarchy_is_used_as_v2(tmp_path, monkeypatch):
+    """The v2 layout, on a stand-in folder (this machine may have v1): the files written and read."""
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    monkeypatch.setattr(cgroups, "ROOT", tmp_path)
+    monkeypatch.setattr(cgroups, "_own_paths", lambda: {"": "/"})
+    monkeypatch.setattr(cgroups, "_remove", lambda folder: None)  # a plain folder keeps its files
+    found, why = cgroups.detect.__wrapped__()
+    assert (found.version, why, set(found.parents.values())) == ("cgroup-v2", "", {tmp_path / "kvlab"})
+    assert (tmp_path / "kvlab" / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    with cgroups.Budget(found, CAP, 10) as budget, budget.run() as group:
+        folder = budget.dirs["memory"]
+        assert [(folder / name).read_text() for name in ("memory.max", "memory.swap.max", "pids.max", "cpu.weight")] \
+            == [str(CAP), "0", "10", "100"]
+        assert group.procs == [group.dirs[0] / "cgroup.procs"] and group.dirs[0].parent == folder
+        (group.dirs[0] / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
+        (group.dirs[0] / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+        assert (group.has_clock, group.cpu_seconds(), group.oom_kills()) == (True, 1.5, 1)

@@ -32,6 +32,7 @@ DEEPEST = 20             # nesting of a returned value; deeper containers are na
 BIG_INT = 2 ** 63        # JSON readers lose precision beyond this
 HUGE_INT_BITS = 4_000    # Python refuses to print an int of more than 4,300 digits (about 14,000 bits)
 UTF8_WIDEST = 4          # bytes a character may take
+WALL = None              # with a CPU-time limit per job (the spec's "wall"): the seconds of wall time per job
 DRIVER_FILE = os.path.abspath(__file__)
 STDLIB = os.path.dirname(os.__file__)
 
@@ -52,10 +53,12 @@ class Missing(Exception):
         self.name = name
 
 
-def within(seconds, work):
+def within(seconds, work, wall=None):
     """Run work() with at most `seconds` of wall time; True if the time ran out.
 
-    One SIGALRM raises Expired in whatever runs then. Code that catches it and carries on still counts
+    With `wall`, `seconds` is this process's CPU time instead (ITIMER_PROF: a machine busy with
+    others' code does not make it expire) and `wall` seconds of wall time a backstop (a sleep).
+    One SIGALRM (or SIGPROF) raises Expired in whatever runs then. Code that catches it and carries on still counts
     as timed out; code that swallows it and loops forever is killed by the parent at its deadline.
     Best effort: only in the main thread (elsewhere there is no limit), and Python checks for signals
     only between bytecodes.
@@ -71,12 +74,18 @@ def within(seconds, work):
 
     started, outer = time.monotonic(), 0.0
     previous = signal.signal(signal.SIGALRM, ring)
+    profiling = signal.signal(signal.SIGPROF, ring) if wall else None
     try:
         try:
-            outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+            if wall:
+                signal.setitimer(signal.ITIMER_PROF, seconds)
+            outer, _ = signal.setitimer(signal.ITIMER_REAL, wall or seconds)
             work()
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if wall:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+                signal.signal(signal.SIGPROF, profiling)
             signal.signal(signal.SIGALRM, previous)
             if outer:  # someone else's alarm was pending: give it back what is left of it
                 signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 0.001))
@@ -210,7 +219,7 @@ def run_ops(namespace, ops, timeout, folder=None, load=None):
                 return
         found["missing"] = run_each(source, ops, folder, results)
 
-    if within(timeout, work):
+    if within(timeout, work, WALL):
         return {"kind": "timeout", "results": results}
     if "import" in found:
         return {"kind": "import", "raised": found["import"]}
@@ -377,7 +386,7 @@ def script_job(job, timeout, cap, folder):
             print_traceback(error)
 
     try:
-        expired = within(timeout, work)
+        expired = within(timeout, work, WALL)
     finally:
         sys.stdout, sys.stderr, sys.argv, sys.path[:], sys.modules["__main__"] = saved
         os.chdir(folder)
@@ -461,7 +470,9 @@ def unshadow(folder):
 
 
 def main():
+    global WALL
     spec = json.loads(sys.stdin.buffer.read())
+    WALL = spec.get("wall")  # the parent has a CPU clock for this process: job limits are CPU time too
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)  # a script that reads stdin sees it empty
     os.close(null)

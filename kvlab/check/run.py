@@ -4,6 +4,11 @@ run_jobs() copies the files into a scratch folder, starts the driver there (a pl
 or the sandbox given as `backend`), hands it the spec on stdin and reads one result line per job.
 When the process itself fails (it passes the deadline, prints too much, is killed by a signal, or
 breaks the protocol) the first job without a result says so and the later ones are "not-run".
+The result channel is bounded per job (line_limit()): a longer line stops the process as a "flood"
+the moment it is seen, and no line over its bound is ever decoded. A backend may give a CPU clock
+(the sandbox's cgroup): the deadline is then the process's CPU time, the wall clock only a backstop.
+"killed" is said on evidence only (a signal we saw, our own kill, the cgroup's OOM counter); a
+process that merely exits early is "protocol" with its exit code.
 Nothing the student's code does makes run_jobs raise. run_ops_here() runs an "ops" job on objects of
 this process instead (a notebook's classes), with a best-effort time limit.
 """
@@ -24,12 +29,18 @@ from . import driver
 
 DRIVER = Path(driver.__file__).resolve()
 TIMEOUT = 3.0               # seconds per job
-CAP = 1_000_000             # bytes a script may print on stdout (and the process on stderr)
+CAP = 16_000                # bytes a script may print on stdout, of each file read back (and the process on stderr):
+                            # scenario.py prints under 2 KB for the lab's cases, measured.json is under 1 KB
 STARTUP_ALLOWANCE = 2.0     # seconds for the interpreter (and a sandbox) to start on a busy machine
 PER_JOB_ALLOWANCE = 0.1     # seconds per job for the driver's own work (imports, copies, JSON)
 EXIT_GRACE = 0.5            # seconds to drain the pipes after the driver exited (a child may hold them)
 JSON_GROWTH = 6             # one byte of output takes up to six in a result line ("\u0000")
-LINE_SLACK = 10_000         # bytes of a result line besides the outputs it carries
+LINE_SLACK = 4_096          # bytes of a result line besides the outputs or op results it carries
+LINE_PER_OP = 64            # bytes per op of an "ops" job: the lab's largest (601 ops, keys() after each of 200
+                            # accesses) takes 12.3 KB, 21 per op; this bound is 42.5 KB for it
+WALL_FACTOR = 3             # with a CPU clock, the wall-clock backstop is this many times the CPU deadline
+STDERR_CAP = 1_000_000      # bytes the process may write on stderr (a student's debug prints): only the tail is kept
+POLL = 0.05                 # seconds between looks at a CPU clock
 CHUNK = 65_536              # bytes per read from a pipe
 OPS = {"new": 1, "fn": 1, "access": 3, "keys": 1, "used": 1, "in": 2, "attr": 2, "call": 2}  # least args
 KINDS = {"ops": {"ok", "missing", "import", "missing-attr", "timeout"},
@@ -37,9 +48,15 @@ KINDS = {"ops": {"ok", "missing", "import", "missing-attr", "timeout"},
 
 
 class Launch(NamedTuple):
-    """How a backend starts the driver: Popen arguments; ended(returncode, stderr) -> the killing signal or None."""
+    """How a backend starts the driver.
+
+    popen: Popen arguments. ended(returncode, stderr) -> None, or the evidence that the process was
+    killed: {"signal": n} and maybe "cause" (e.g. "memory"). clock() -> CPU seconds the process and
+    all it started have used (None: the backend has no such clock; the deadline is wall-clock time).
+    """
     popen: dict
     ended: Callable
+    clock: Callable = None
 
 
 class Plain:
@@ -48,7 +65,7 @@ class Plain:
     @contextmanager
     def launch(self, scratch):
         yield Launch({"args": [sys.executable, "-I", "-S", str(DRIVER)], "cwd": scratch},
-                     lambda returncode, stderr: -returncode if returncode < 0 else None)
+                     lambda returncode, stderr: {"signal": -returncode} if returncode < 0 else None)
 
 
 def script_job(script, argv=(), *, files=None, read=()):
@@ -85,16 +102,19 @@ def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, b
     check_jobs(jobs)
     for name in files or {}:
         check_name(name)
-    spec = json.dumps({"timeout": timeout, "cap": cap, "jobs": jobs}).encode()
+    spec = {"timeout": timeout, "cap": cap, "jobs": jobs}
     with tempfile.TemporaryDirectory(prefix="kvlab-run-", ignore_cleanup_errors=True) as scratch, \
             tempfile.TemporaryFile() as stdin:
         stage(Path(folder), Path(scratch), copy, files or {})
-        stdin.write(spec)
-        stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
         with (backend or Plain()).launch(scratch) as launch:
+            if launch.clock is not None:  # each job's limit is CPU time too, wall time a backstop
+                spec["wall"] = timeout * WALL_FACTOR
+            stdin.write(json.dumps(spec).encode())
+            stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
             process = subprocess.Popen(**launch.popen, stdin=stdin, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
-            seen = watch(process, deadline(jobs, timeout), result_limit(jobs, cap), cap)
+            lines = [line_limit(job, cap) for job in jobs]
+            seen = watch(process, deadline(jobs, timeout), lines, max(cap, STDERR_CAP), clock=launch.clock)
             stopped_by = launch.ended(process.returncode, seen.stderr)
     return outcomes(jobs, seen, stopped_by)
 
@@ -104,9 +124,11 @@ def deadline(jobs, timeout):
     return timeout + STARTUP_ALLOWANCE + PER_JOB_ALLOWANCE * len(jobs)
 
 
-def result_limit(jobs, cap):
-    """Bytes of result lines the jobs may write: each carries at most its stdout and the files it reads."""
-    return sum(JSON_GROWTH * cap * (1 + len(job.get("read", ()))) + LINE_SLACK for job in jobs)
+def line_limit(job, cap):
+    """Bytes a job's result line may take, newline included: its op results, or its stdout and the files it reads."""
+    if job["kind"] == "ops":
+        return LINE_SLACK + LINE_PER_OP * len(job["ops"])
+    return LINE_SLACK + JSON_GROWTH * (cap * (1 + len(job.get("read", ()))) + driver.UTF8_WIDEST * driver.STDERR_TAIL)
 
 
 def stage(folder, scratch, copy, files):
@@ -129,38 +151,85 @@ class Seen(NamedTuple):
     stopped: str            # "" or why we killed it: "timeout" or "flood"
 
 
-def watch(process, seconds, stdout_limit, stderr_limit):
-    """Read the process's output until it ends, passes the deadline or a limit; then kill its group."""
-    ends = time.monotonic() + seconds
+def watch(process, seconds, lines, stderr_limit, clock=None):
+    """Read the process's output until it ends, passes the deadline or a limit; then kill its group.
+
+    `lines` bounds each job's result line (in order; a line more is bounded by LINE_SLACK): a line that
+    grows past its bound stops the process as a "flood" as soon as it is read. With a `clock`,
+    `seconds` is CPU time, and wall time a backstop of WALL_FACTOR times that. When a deadline
+    passes, what the pipes already hold is read first: a run that finished is never a timeout.
+    """
+    started = time.monotonic()
+    ends = started + seconds * (WALL_FACTOR if clock else 1)
     out, err, err_total, stopped, exited = bytearray(), bytearray(), 0, "", None
+    scanned, count = 0, 0  # out[:scanned] is complete lines, `count` of them
+
+    def take(key, chunk):
+        nonlocal err, err_total, stopped, scanned, count
+        if key.data == "err":
+            err_total += len(chunk)
+            err = (err + chunk)[-driver.UTF8_WIDEST * driver.STDERR_TAIL:]
+            return "flood" if err_total > stderr_limit else ""
+        out.extend(chunk)
+        while True:
+            if count > len(lines):
+                return "flood"  # a line more than the jobs: outcomes() calls it the protocol break it is
+            limit = lines[count] if count < len(lines) else LINE_SLACK
+            end = out.find(b"\n", scanned, scanned + limit)
+            if end < 0:
+                return "flood" if len(out) - scanned >= limit else ""
+            scanned, count = end + 1, count + 1
+
+    def drain(selector):
+        """Read what the pipes hold now, without waiting; the stop reason if a limit was passed."""
+        while selector.get_map():
+            ready = selector.select(0)
+            if not ready:
+                return ""
+            for key, _ in ready:
+                chunk = os.read(key.fd, CHUNK)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif take(key, chunk):
+                    return "flood"
+        return ""
+
+    def late():
+        """Has the deadline passed? The CPU clock's if there is one, else the wall clock's."""
+        now = time.monotonic()
+        if now >= ends:
+            return True
+        if clock is None:
+            return False
+        used = clock()
+        return used is not None and used >= seconds
+
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ, "out")
         selector.register(process.stderr, selectors.EVENT_READ, "err")
         while selector.get_map() and not stopped:
-            now = time.monotonic()
-            if now >= ends:
-                stopped = "timeout"
+            if late():
+                stopped = drain(selector)  # what is already there counts, whoever was slow
+                if not stopped and selector.get_map() and process.poll() is None:
+                    stopped = "timeout"
                 break
+            now = time.monotonic()
             if exited is not None and now > exited + EXIT_GRACE:
                 break  # a child of the driver still holds the pipes: it is killed below
-            for key, _ in selector.select(min(ends - now, EXIT_GRACE)):
+            wait = min(ends - now, EXIT_GRACE, POLL if clock else EXIT_GRACE)
+            for key, _ in selector.select(max(wait, 0)):
                 chunk = os.read(key.fd, CHUNK)
                 if not chunk:
                     selector.unregister(key.fileobj)
-                elif key.data == "out":
-                    out += chunk
-                    stopped = stopped or ("flood" if len(out) > stdout_limit else "")
                 else:
-                    err_total += len(chunk)
-                    err = (err + chunk)[-driver.UTF8_WIDEST * driver.STDERR_TAIL:]
-                    stopped = stopped or ("flood" if err_total > stderr_limit else "")
+                    stopped = stopped or take(key, chunk)
             if exited is None and process.poll() is not None:
                 exited = time.monotonic()
     kill(process)
     process.stdout.close()
     process.stderr.close()
     tail = err.decode("utf-8", "replace")[-driver.STDERR_TAIL:]
-    return Seen(bytes(out), tail, process.returncode, stopped)
+    return Seen(bytes(out[:scanned]) if stopped == "flood" else bytes(out), tail, process.returncode, stopped)
 
 
 def kill(process):
@@ -191,9 +260,9 @@ def outcomes(jobs, seen, stopped_by):
             results.append(failed(job, "protocol", seen, code=seen.returncode))
         elif seen.stopped:
             results.append(failed(job, seen.stopped, seen))
-        elif stopped_by:
-            results.append(failed(job, "killed", seen, signal=stopped_by))
-        else:  # it exited without reporting every job (os._exit in the student's code?)
+        elif stopped_by:  # evidence: a signal we saw, or the cgroup's OOM counter
+            results.append(failed(job, "killed", seen, **stopped_by))
+        else:  # it exited without reporting every job (os._exit in the student's code?): its exit code
             results.append(failed(job, "protocol", seen, code=seen.returncode))
     return results + [failed(job, "not-run") for job in jobs[len(results):]]
 

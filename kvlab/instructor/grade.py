@@ -10,8 +10,7 @@ reports raw outcomes; the rules, the hidden random cases (drawn from --seed) and
 in this process, with the reference's answers (kvlab.instructor.oracle). A folder's own problem is a
 row in its report, never the end of the batch.
 
-Two things to know when reading a report. bubblewrap reports a child killed by signal n as exit
-status 128 + n, so code that calls os._exit(137) reads as "killed (signal 9)". And --no-isolation
+One thing to know when reading a report: KVLAB_NO_ISOLATION=1
 runs the code as a plain child process with the grader's rights and environment: it can read what
 you can, and a daemon that leaves its session outlives the grade. It is for trusted code only.
 """
@@ -369,13 +368,15 @@ class Batch:
         """Grade a snapshot: run the student's code, judge it, and the artifacts, and flag what is odd."""
         refused = refusals(found)
         own, misconception, problem = own_measurement(copy, refused)
-        backend = sandbox.Bubblewrap() if self.options.isolation else None  # each process takes a free slot
+        isolation = self.options.isolation
         kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
-        plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle, seed=self.options.seed,
-                             lab_lines=(own or self.lab).lines)
-        with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait for another
-            parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
-            reports = {number: report for part in parts for number, report in part.result().items()}
+        with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all three
+            backend = sandbox.Bubblewrap(budget=budget) if isolation else None  # each process takes a free slot
+            plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle,
+                                 seed=self.options.seed, lab_lines=(own or self.lab).lines)
+            with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait
+                parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
+                reports = {number: report for part in parts for number, report in part.result().items()}
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
         extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():

@@ -4,13 +4,22 @@ Bubblewrap() is a backend for kvlab.check.run.run_jobs: the driver runs in a san
 own PID namespace (everything it starts dies with it), a read-only view of /usr and the interpreter
 only (no site-packages, so neither kvlab nor anything installed can be imported), a private /tmp, the
 student's files in a private size-limited /work, an unprivileged uid and hard resource limits.
+
+Limits per process (rlimits) are not enough against a hostile class: memfd_create + fallocate,
+/dev/shm and twenty 1 GB processes each pass them. So each hand-in also has a budget (budget(),
+kvlab.instructor.cgroups) that covers all its sandboxes together: memory (in-memory files included),
+processes, and an equal CPU weight; each sandbox's CPU time, not the wall clock, is its deadline,
+and the group's OOM-kill counter is the only evidence for "killed for memory". Where no cgroup can
+be made (not root, no writable hierarchy) nothing pretends: limits() says what is and is not enforced.
 """
+import ctypes
 import errno
 import functools
 import json
 import os
 import resource
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -21,9 +30,11 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..check import run
 from ..check.run import CHUNK, DRIVER, Launch
 from ..errors import UserError
 from ..lab import NAMES as ARTIFACT_NAMES
+from . import cgroups
 
 MEMORY_LIMIT = 1_000_000_000     # bytes of address space per process
 FILE_SIZE_LIMIT = 50_000_000     # bytes any written file may reach
@@ -31,11 +42,15 @@ PROCESS_LIMIT = 20               # processes and threads of the sandbox's uid; b
 CPU_LIMIT = 60                   # CPU seconds per process: a backstop behind run_jobs' wall-clock deadline
 WORK_SPACE = 64_000_000          # bytes the student's code may write in /work, besides its files
 TMP_SPACE = 16_000_000           # bytes of the private /tmp
+SHM_SPACE = 16_000_000           # bytes of the private /dev/shm (/dev itself is read-only)
+HANDIN_MEMORY = 512_000_000      # bytes a hand-in's sandboxes use together, in-memory files included (a cgroup)
+HANDIN_PROCESSES = 64            # processes and threads of a hand-in's sandboxes together (three run at once)
 INSIDE_UID = 65534               # "nobody", as the student's code sees itself
 OUTSIDE_UID_BASE = 1_900_000_000  # when we are root: far above the uids and subuid ranges of real users
 WORKERS = 64                     # sandboxes one process may run at once (each has its own outside uid)
 HIGHEST_PID = 2 ** 22            # Linux's pid_max: makes OUTSIDE_UID_BASE + pid * WORKERS + slot unique
 REAP_WAIT = 2.0                  # seconds to wait for a killed sandbox's processes to be gone
+PR_SET_CHILD_SUBREAPER = 36      # prctl(2)
 PROBE_TIMEOUT = 30               # seconds for an interpreter or bwrap to answer a trial run
 MIN_PYTHON = (3, 10)
 WORK = "/work"                   # the student's folder, inside
@@ -59,22 +74,28 @@ class Bubblewrap:
     """A run_jobs backend: the driver inside bubblewrap (see the module docstring).
 
     `slot` (0 to WORKERS - 1) is the grader's worker number, which picks the sandbox's outside uid;
-    by default each run takes a free one.
+    by default each run takes a free one. `budget` (from budget(), entered) is the hand-in's group
+    its sandboxes share; by default each run has one of its own, of HANDIN_MEMORY bytes.
     """
 
-    def __init__(self, slot=None):
+    def __init__(self, slot=None, budget=None):
         ok, reason = available()
         if not ok:
             raise SandboxUnavailable(reason)
         if slot is not None and slot not in range(WORKERS):
             raise ValueError(f"slot must be in 0..{WORKERS - 1}, got {slot}")
-        self.python, self.slot = interpreter(), slot
+        self.python, self.slot, self.budget = interpreter(), slot, budget
 
     @contextmanager
     def launch(self, scratch):
         """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
+        _adopt_orphans()
         with ExitStack() as stack:
             slot = stack.enter_context(_slot(self.slot))
+            try:
+                group = stack.enter_context((self.budget or stack.enter_context(budget())).run())
+            except OSError as error:  # the machine's problem (e.g. a hierarchy that refuses a limit)
+                raise SandboxUnavailable(f"cannot make the sandbox's cgroup ({error})") from None
             files = {path.name: stack.enter_context(open(path, "rb")) for path in sorted(Path(scratch).iterdir())
                      if path.is_file() and not path.is_symlink()}
             driver = stack.enter_context(tempfile.TemporaryFile())
@@ -92,9 +113,54 @@ class Bubblewrap:
                      "--remount-ro", "/", "--chdir", WORK, self.python.path, "-I", "-S", DRIVER_INSIDE]
             fds = (*[handle.fileno() for handle in files.values()], driver.fileno(), status_end)
             report = {}
-            yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot)},
-                         functools.partial(_ended, status, report))
+            yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot, group)},
+                         functools.partial(_ended, status, report, group),
+                         group.cpu_seconds if group.has_clock else None)
             _wait_gone(report.get("child-pid"))
+
+
+def budget(memory=HANDIN_MEMORY, processes=HANDIN_PROCESSES):
+    """One hand-in's budget, to enter (`with`) and give to Bubblewrap(budget=...): a cgroup if this machine
+    lets us make one, else cgroups.Unlimited (the per-process limits only; limits() says so)."""
+    hierarchy, _ = cgroups.detect()
+    if hierarchy is None:
+        return cgroups.Unlimited()
+    return _Budget(hierarchy, memory, processes)
+
+
+class _Budget(cgroups.Budget):
+    """A Budget whose failure to be made is the machine's problem, said as SandboxUnavailable."""
+
+    def __enter__(self):
+        try:
+            return super().__enter__()
+        except OSError as error:
+            raise SandboxUnavailable(f"cannot make the hand-in's cgroup ({error})") from None
+
+
+def limits():
+    """Which limits apply on this machine, as data: {"memory", "processes", "cpu", "deadline", "shm", ...}.
+
+    A value is "cgroup-v1" or "cgroup-v2" where the hand-in's budget is enforced, else "per-process
+    only" (rlimits, for each process on its own; "why" then says what is missing).
+    """
+    hierarchy, why = cgroups.detect()
+    per = "per-process only"
+    found = {"memory": per, "processes": per, "cpu": "no weight (the scheduler's default)",
+             "deadline": "wall clock", "shm": f"tmpfs {SHM_SPACE // 1_000_000} MB",
+             "tmp": f"tmpfs {TMP_SPACE // 1_000_000} MB", "work": f"tmpfs {WORK_SPACE // 1_000_000} MB + the files"}
+    if hierarchy is None:
+        return {**found, "why": why}
+    version = hierarchy.version
+    if hierarchy.has("memory"):
+        found["memory"] = version
+    if hierarchy.has("pids"):
+        found["processes"] = version
+    if hierarchy.has("cpu"):
+        found["cpu"] = f"{version} (equal weight per hand-in)"
+    if hierarchy.has("cpuacct"):
+        found["deadline"] = f"cpu time ({version}), wall clock {run.WALL_FACTOR}x as a backstop"
+    return found
 
 
 def _mounts(python):
@@ -115,7 +181,8 @@ def _mounts(python):
         args += ["--ro-bind", path, path]
     for path in python.hidden:
         args += ["--tmpfs", path, "--remount-ro", path]
-    return [*args, "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_SPACE), "--tmpfs", "/tmp"]
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_SPACE), "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--size", str(TMP_SPACE), "--tmpfs", "/tmp"]
 
 
 @functools.cache
@@ -146,27 +213,32 @@ def _slot(wanted=None):
             _slot_freed.notify_all()
 
 
-def _identity(slot):
-    """Popen arguments that give the sandbox its outside uid and hard limits.
+def _identity(slot, group=None):
+    """Popen arguments that put the sandbox in its cgroup `group` and give it its outside uid and hard limits.
 
     As root, bwrap would map the sandbox to root outside, where RLIMIT_NPROC is not enforced; so it
     runs as a uid of its own (one per slot: sandboxes running at once do not share a process count).
     As anyone else it runs as us, and RLIMIT_NPROC counts all our processes: the limit is what we
-    have now plus PROCESS_LIMIT.
+    have now plus PROCESS_LIMIT. The child enters its group first, while it is still root.
     """
     if os.geteuid() == 0:
-        uid = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot
-        identity, processes = {"user": uid, "group": uid, "extra_groups": []}, PROCESS_LIMIT
+        uid, processes = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot, PROCESS_LIMIT
     else:
-        identity, processes = {}, _my_tasks() + PROCESS_LIMIT
+        uid, processes = None, _my_tasks() + PROCESS_LIMIT
     limits = [(resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
               (resource.RLIMIT_NPROC, processes), (resource.RLIMIT_CPU, CPU_LIMIT), (resource.RLIMIT_CORE, 0)]
     hard = [(limit, _at_most(value, resource.getrlimit(limit)[1])) for limit, value in limits]
 
-    def set_limits():  # in the child, before exec: soft = hard, so the student's code cannot raise them
+    def prepare():  # in the child, before exec: soft = hard, so the student's code cannot raise them
+        if group is not None:
+            group.enter()
+        if uid is not None:
+            os.setgroups([])
+            os.setregid(uid, uid)
+            os.setreuid(uid, uid)
         for limit, value in hard:
             resource.setrlimit(limit, (value, value))
-    return {**identity, "preexec_fn": set_limits}
+    return {"preexec_fn": prepare}
 
 
 def _at_most(value, hard):
@@ -185,8 +257,14 @@ def _my_tasks():
     return count
 
 
-def _ended(status, report, returncode, stderr):
-    """The signal that ended the sandbox, or None; SandboxUnavailable if bwrap never started the driver."""
+def _ended(status, report, group, returncode, stderr):
+    """Evidence that the sandbox was killed ({"signal", "cause"}), or None; SandboxUnavailable if bwrap never
+    started the driver.
+
+    bwrap reports a child killed by signal n as exit status 128 + n, which the student's os._exit(137)
+    gives too: that alone is no evidence, only the exit code. The evidence is the group's OOM-kill
+    counter, or bwrap itself ending by a signal.
+    """
     for line in _read_all(status).decode("utf-8", "replace").splitlines():
         try:
             report.update(json.loads(line))
@@ -195,10 +273,10 @@ def _ended(status, report, returncode, stderr):
     if "child-pid" not in report:
         lines = stderr.strip().splitlines()
         raise SandboxUnavailable(f"bwrap could not start the sandbox: {lines[-1] if lines else returncode}")
+    if group.oom_kills():
+        return {"signal": int(signal.SIGKILL), "cause": "memory"}
     if returncode < 0:
-        return -returncode  # bwrap itself, killed by run_jobs
-    if 128 < returncode <= 128 + 64:
-        return returncode - 128  # bwrap's way to say its child was killed (an os._exit(137) looks the same)
+        return {"signal": -returncode}  # bwrap itself, killed by run_jobs (or by someone else)
     return None
 
 
@@ -215,10 +293,34 @@ def _read_all(fd):
         data += chunk
 
 
+@functools.cache
+def _adopt_orphans():
+    """Make this process the reaper of its orphaned descendants: True if it now is.
+
+    A sandbox's first process (bwrap as the PID namespace's init) outlives the bwrap that run_jobs
+    started by a moment; orphaned, it would go to the machine's init, and where that reaps late
+    (containers, VMs with an init of their own) its zombie still counts against RLIMIT_NPROC of the
+    slot's uid: the slot's next sandbox cannot fork ("Can't fork for pid 1"). Adopted, _wait_gone
+    reaps it.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def _wait_gone(pid):
-    """Wait until the sandbox's first process is gone: its PID namespace, and all in it, with it."""
+    """Wait until the sandbox's first process is gone: its PID namespace, and all in it, with it; reap it if ours."""
     ends = time.monotonic() + REAP_WAIT
     while pid and time.monotonic() < ends:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return  # adopted and reaped: the slot's uid has its processes back
+            time.sleep(0.01)  # ours, still ending
+            continue
+        except ChildProcessError:
+            pass  # not ours to reap (or gone)
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
         except (OSError, IndexError):

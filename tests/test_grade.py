@@ -292,6 +292,13 @@ def hostile(reference, tmp_path_factory):
             "        if key in self._sizes:\n            self._sizes.move_to_end(key)")}),
         # attack 7: halved TTFTs with their own matching summary, while no course measurement is set
         "halved": build(root, "halved", reference, {"ttft.jsonl": halved(reference["ttft.jsonl"])}),
+        # honest but chatty and slow: they keep full marks beside the attacks
+        "chatty": build(root, "chatty", reference, {"scenario.py": lambda text: text.replace(
+            "    args = parser.parse_args(argv)\n",
+            "    args = parser.parse_args(argv)\n    print('progress ' * 20_000, file=sys.stderr)\n")}),
+        "slow": build(root, "slow", reference, {"summarize.py": lambda text: text.replace(
+            "    args = parser.parse_args(argv)\n", "    args = parser.parse_args(argv)\n    import time\n"
+            "    time.sleep(0.05)\n")}),
         # attack 12: two names that print alike
         "twin?": build(root, "twin?", reference),
         "twin\n": build(root, "twin\n", reference),
@@ -324,6 +331,10 @@ def hostile(reference, tmp_path_factory):
 
 @needs_bwrap
 class TestHostileHandIns:
+    def test_honest_hand_ins_beside_the_attacks_keep_full_marks(self, hostile):
+        for name in ("sibling", "chatty", "slow", "big-extra", "twin?"):
+            assert hostile.grades[name].score == 8, str(hostile.grades[name])
+
     def test_a_large_file_nothing_imports_costs_nothing_and_changes_nothing(self, hostile):
         assert hostile.grades["big-extra"].score == 8, str(hostile.grades["big-extra"])
 

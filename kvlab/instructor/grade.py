@@ -630,6 +630,11 @@ def check_argv(tokens):
                             "(kvlab grade --csv grades.csv -- handins/*/)")
 
 
+def limits_line(applied):
+    """What was enforced on each hand-in, in one line (and what was not, where the machine cannot)."""
+    return "limits per hand-in: " + "; ".join(f"{name} {shown(value)}" for name, value in applied.items())
+
+
 def seed_fingerprint(seed):
     """A short fingerprint of the hidden cases' seed: tells two runs apart, never lets anyone redraw the cases."""
     return hashlib.sha256(f"kvlab-hidden-cases|{seed}".encode()).hexdigest()[:10]
@@ -669,13 +674,16 @@ def run(args):
         except summarize.InputError as error:
             raise UserError(str(error)) from None
     passed = all(grade.passed for grade in grades)
+    applied = sandbox.limits() if isolation else {"isolation": "none (KVLAB_NO_ISOLATION=1): no limit applies"}
     if args.json:
-        print(json.dumps({"hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted, "isolated": isolation,
+        print(json.dumps({"hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted, "isolated": isolation, "limits": applied,
                           "folders": [grade.as_dict() for grade in grades]}, indent=2))
     elif len(grades) == 1:
         print(grades[0])
+        print(limits_line(applied))
     else:
         print(table(grades))
+        print(limits_line(applied))
         print(f"hidden cases {seed_fingerprint(args.seed)}; `kvlab grade FOLDER` shows one folder's hints"
               + ("; interrupted: the folders marked were not graded" if interrupted else ""))
     if interrupted:

@@ -119,7 +119,12 @@ def feedback_parts(course, grade, practice=False):
             unchecked.append(t("course.skipped-rules", number=step, count=skipped, n=skipped))
         if report.note:
             unchecked.append(printable(report.note, 2000))
-    parts.append(("list", unchecked) if unchecked else ("para", t("course.all-checked")))
+    if unchecked:
+        parts.append(("list", unchecked))
+    elif not grade.error:
+        parts.append(("para", t("course.all-checked")))
+    else:
+        parts.pop()  # nothing was checked: the not-graded line says so
     return parts
 
 
@@ -172,9 +177,9 @@ def html_page(parts):
 
 def feedback_files(course, grades, practice=False):
     """{file name: bytes}: NAME.md and NAME.html per student."""
-    written = {}
+    written, names = {}, file_names(course, grades)
     for grade in grades:
-        name = file_names(course, grades)[grade.folder]
+        name = names[grade.folder]
         parts = feedback_parts(course, grade, practice)
         written[f"{name}.md"] = markdown(parts).encode()
         written[f"{name}.html"] = html_page(parts).encode()

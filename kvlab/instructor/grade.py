@@ -6,7 +6,7 @@ no symbolic links, no compiled modules, no folders), so that files appearing or 
 change nothing; a grade is cached under the snapshot's content. The student's code then runs under
 bubblewrap (kvlab.instructor.sandbox), in three processes per folder that run at once (kvsim.py's
 classes, scenario.py, summarize.py: an endless loop in one does not delay the others), and only
-reports raw outcomes; the rules, the hidden random cases (drawn from --seed) and every verdict stay
+reports raw outcomes; the rules, the hidden random cases (from --course's secret, else --seed) and every verdict stay
 in this process, with the reference's answers (kvlab.instructor.oracle). A folder's own problem is a
 row in its report, never the end of the batch.
 

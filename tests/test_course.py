@@ -84,6 +84,7 @@ def test_init_writes_a_valid_file_with_a_fresh_secret_and_never_overwrites(tmp_p
     ("late_penalty_per_day = 0.1\n", "due date"),
     ("[roster]\na = \"s1\"\nb = \"s1\"\n", "one student id"),
     ("= broken\n", "not valid TOML"),
+    ("[points]\nrules = 3\n", "[points.rules]"),
 ])
 def test_a_bad_course_file_is_one_line_and_status_2(tmp_path, capsys, monkeypatch, extra, fragment):
     path = course_file(tmp_path / "c.toml", extra)
@@ -149,7 +150,9 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
         assert SECRET not in text and seeds[0] not in text  # neither the secret nor the seed it keys
     assert json.loads(out)["course"] == courses.load(path).fingerprint
     other = courses.load(course_file(tmp_path / "d.toml", secret="cd" * 32))
-    assert (other.seed, other.fingerprint) != (seeds[0], courses.load(path).fingerprint)
+    assert other.seed != seeds[0] and other.fingerprint != courses.load(path).fingerprint
+    draws = {seed: courses.lab_table.rng_for(seed, 1, "lru.hidden-random").random() for seed in (seeds[0], other.seed)}
+    assert len(set(draws.values())) == 2  # another secret, other hidden cases
     rows = list(csv.reader(io_text(files[Path("g.csv")])))
     assert rows[0] == coursebook.CSV_HEADER and [row[:2] for row in rows[1:]] == [["s1001", "alice"], ["", "bob"]]
     feedback = files[Path("feedback/s1001.html")].decode()  # the Markdown escapes move_to_end's underscores

@@ -166,6 +166,9 @@ def load(path):
     points = data.get("points", {})
     if not isinstance(points, dict) or set(points) - {"steps", "rules"}:
         raise UserError(f"{where}: [points] may only hold [points.steps] and [points.rules]")
+    for part in ("steps", "rules"):
+        if not isinstance(points.get(part, {}), dict):
+            raise UserError(f"{where}: [points.{part}] must be a table of \"name\" = points")
     for rule, value in points.get("rules", {}).items():
         if rule not in rules:
             raise UserError(f"{where}: [points.rules] names no rule of the lab: {rule!r}")

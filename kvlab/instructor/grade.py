@@ -701,9 +701,12 @@ def run(args):
     try:
         if book:
             book.close(grades)
-        if args.feedback:
+        if interrupted and (args.feedback or args.report):
+            print("kvlab grade: interrupted: --feedback and --report were not written (run again to finish)",
+                  file=sys.stderr)
+        elif args.feedback:
             coursebook.write_feedback(args.feedback, scoring, grades, force=args.force, practice=practice)
-        if args.report:
+        if args.report and not interrupted:
             coursebook.write_report(args.report, scoring, grades, force=args.force, practice=practice)
     except summarize.InputError as error:
         raise UserError(str(error)) from None

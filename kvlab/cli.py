@@ -19,6 +19,7 @@ COMMANDS = {
     "handin": "kvlab.handin",
     "artifacts": "kvlab.instructor.artifacts",
     "grade": "kvlab.instructor.grade",
+    "course": "kvlab.instructor.course",
     "release": "kvlab.instructor.release",
 }
 

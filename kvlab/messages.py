@@ -681,6 +681,32 @@ MESSAGES = {
                      "{block_mib:.1f} MiB, so an LRU cache that hits every re-read of this one hour ({blocks:,} "
                      "blocks) holds {tib:.2f} TiB: why Mooncake pools the CPU memory and SSDs of a whole cluster."),
 
+    # --- course and feedback (kvlab grade --course) -------------------------------------------------------
+    "course.feedback-title": "Feedback on your hand-in: {who}",
+    "course.course-line": "Course {course}. Hidden cases {cases}.",
+    "course.practice-line": "Practice grading: no course file was used, so these points do not count.",
+    "course.column-step": "Step",
+    "course.column-result": "Result",
+    "course.column-points": "Points",
+    "course.passed": "passed",
+    "course.failed": "failed",
+    "course.not-graded": "Your hand-in could not be graded: {reason}.",
+    "course.points-line": "Points before any late penalty: {raw} of {max_total}.",
+    "course.on-time": "Handed in on time: no late penalty.",
+    "course.late-line": ("Handed in {days} day late: {percent}% is taken off, so your total is {total} of {max_total}.",
+                         "Handed in {days} days late: {percent}% is taken off, so your total is {total} of {max_total}."),
+    "course.too-late": ("Handed in {days} day late, more than the {most} days the course accepts: your total is 0 of {max_total}.",
+                        "Handed in {days} days late, more than the {most} days the course accepts: your total is 0 of {max_total}."),
+    "course.total-line": "Your total is {total} of {max_total}.",
+    "course.failing-title": "What to fix",
+    "course.failing-step": "Step {number}: {title}",
+    "course.rule-line": "Rule: {rule}",
+    "course.hint-line": "Hint: {hint}",
+    "course.hidden-note": "Some rules use hidden random cases: their rows never show the cases.",
+    "course.not-checked-title": "What was not checked",
+    "course.all-checked": "Every rule of every step was checked.",
+    "course.skipped-rules": ("Step {number}: {count} rule was not checked.", "Step {number}: {count} rules were not checked."),
+
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
     "cli.check-no-such-step": "The lab has steps 1 to 8, not {steps}.",
     "cli.no-such-folder": "{folder}: no such folder.",

@@ -6,7 +6,7 @@ no symbolic links, no compiled modules, no folders), so that files appearing or 
 change nothing; a grade is cached under the snapshot's content. The student's code then runs under
 bubblewrap (kvlab.instructor.sandbox), in three processes per folder that run at once (kvsim.py's
 classes, scenario.py, summarize.py: an endless loop in one does not delay the others), and only
-reports raw outcomes; the rules, the hidden random cases (drawn from --seed) and every verdict stay
+reports raw outcomes; the rules, the hidden random cases (from --course's secret, else --seed) and every verdict stay
 in this process, with the reference's answers (kvlab.instructor.oracle). A folder's own problem is a
 row in its report, never the end of the batch.
 
@@ -69,6 +69,7 @@ class Grade:
     error: str = ""                  # why the folder could not be graded at all ("" if it was)
     fingerprint: str = ""            # the three scripts without comments or layout (""=none of them)
     volatile: bool = False           # a run timed out, was killed or broke: this grade is never cached
+    practice: bool = False           # graded without --course: practice mode, marked in every output
 
     @property
     def passed(self):
@@ -81,7 +82,7 @@ class Grade:
     def as_dict(self):
         return {"folder": self.folder, "hidden_cases": self.cases, "passed": self.passed, "score": self.score,
                 "max": len(TITLES), "isolated": self.isolated, "flags": self.flags, "error": self.error,
-                "fingerprint": self.fingerprint,
+                "fingerprint": self.fingerprint, "practice": self.practice,
                 "steps": {str(number): report.as_dict() for number, report in self.steps.items()}}
 
     @classmethod
@@ -92,7 +93,7 @@ class Grade:
 
     def __str__(self):
         lines = [f"{shown(self.folder)} (hidden cases {self.cases})"
-                 f"{'' if self.isolated else ' — NOT ISOLATED'}"]
+                 f"{'' if self.isolated else ' — NOT ISOLATED'}{' — PRACTICE (no --course)' if self.practice else ''}"]
         if self.error:
             lines.append(f"  not graded: {shown(self.error)}")
         for flag, detail in self.flags.items():
@@ -313,9 +314,10 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
 @dataclass(frozen=True)
 class Options:
     """How a batch is graded: the seed of the hidden cases, the time limit per run, and the sandbox."""
-    seed: int = 0
+    seed: object = 0                 # an int (practice mode), or the course's keyed seed (a hex string)
     timeout: float = DEFAULT_TIMEOUT
     isolation: bool = True
+    course: str = ""                 # the course file's fingerprint ("" in practice mode)
 
 
 class Interrupted(Exception):
@@ -429,7 +431,7 @@ class Batch:
     def key(self, copy, found):
         """What a grade depends on: the snapshot's files, what it refused, the options, the grader's source."""
         options = self.options
-        digest = hashlib.sha256(f"{CACHE_VERSION}|{options.seed}|{options.timeout!r}|{options.isolation}|"
+        digest = hashlib.sha256(f"{CACHE_VERSION}|{options.course}|{options.seed}|{options.timeout!r}|{options.isolation}|"
                                 f"{self.source}".encode())
         for path in sorted(Path(copy).iterdir()):
             digest.update(os.fsencode(path.name) + b"\0" + path.read_bytes() + b"\0")
@@ -476,14 +478,14 @@ def source_digest(isolation):
 # --- many folders -------------------------------------------------------------------------------------
 
 def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None,
-              finished=None):
+              finished=None, course=""):
     """(a Grade for each folder in order, whatever it contains; whether Ctrl-C stopped the run).
 
     `jobs` folders are graded at once (default: the number of cores). Ctrl-C stops the run: the
     folders graded so far keep their grades, the others say they were not graded. `finished(grade)` is
     called as each folder's grade is made (the gradebook is written as folders finish).
     """
-    batch = Batch(Options(seed, timeout, isolation), cache)
+    batch = Batch(Options(seed, timeout, isolation, course), cache)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(folders) or 1, MOST_JOBS))
     grades, done, lock = [None] * len(folders), [0], threading.Lock()
 
@@ -547,6 +549,7 @@ def table(grades):
 def remarks(grade):
     """The flags column: what could not be graded, the flags, and whether the code ran isolated."""
     parts = [f"not graded: {grade.error}"] if grade.error else []
+    parts += ["practice"] if grade.practice else []
     parts += [f"{flag}: {detail}" for flag, detail in grade.flags.items()]
     return "; ".join(parts + ([] if grade.isolated else ["NOT ISOLATED"]))
 
@@ -574,17 +577,17 @@ class Gradebook:
     """The --csv file, written as folders finish: rows are appended to FILE.partial (a crash keeps what was
     graded), and at the end the whole gradebook, in the folders' order, replaces FILE in one rename."""
 
-    def __init__(self, path):
-        self.path = Path(path)
+    def __init__(self, path, render=None):
+        self.path, self.render = Path(path), render or csv_text  # render(grades, header=True): the CSV text
         self.partial = self.path.with_name(self.path.name + ".partial")
-        self.partial.write_text(csv_text([], header=True), encoding="utf-8")
+        self.partial.write_text(self.render([], header=True), encoding="utf-8")
 
     def add(self, grade):
         with open(self.partial, "a", encoding="utf-8") as out:
-            out.write(csv_text([grade], header=False))
+            out.write(self.render([grade], header=False))
 
     def close(self, grades):
-        summarize.write_atomically(self.path, csv_text(grades))
+        summarize.write_atomically(self.path, self.render(grades))
         self.partial.unlink(missing_ok=True)
 
 
@@ -610,6 +613,14 @@ def add_arguments(parser):
                         help=f"seconds each run of a student's code may take (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=0, help="folders graded at once (default: the number of cores)")
     parser.add_argument("--no-cache", action="store_true", help="grade every folder again, even if unchanged")
+    parser.add_argument("--course", metavar="COURSE.toml",
+                        help="grade for a course (kvlab course init writes the file): hidden cases from its secret, "
+                             "the same on every machine; points, roster and late policy from it. Without it grading "
+                             "is practice mode, marked so in every output")
+    parser.add_argument("--feedback", metavar="DIR", help="write one Markdown and one HTML feedback file per student")
+    parser.add_argument("--report", metavar="DIR", help="write the class at a glance: class.md and class.png")
+    parser.add_argument("--force", action="store_true",
+                        help="let --feedback and --report replace files in DIR that have other content")
 
 
 NO_ISOLATION = "KVLAB_NO_ISOLATION"  # =1: run student code without bubblewrap (trusted code only); not a flag,
@@ -641,6 +652,7 @@ def seed_fingerprint(seed):
 
 
 def run(args):
+    from . import course as courses, coursebook
     missing = [folder for folder in args.folder if not Path(folder).is_dir()]
     if missing:
         raise UserError(f"no such folder: {', '.join(map(shown, missing))}")
@@ -651,6 +663,13 @@ def run(args):
         raise UserError(f"--jobs must be 0 (the number of cores) to {MOST_JOBS}, got {args.jobs}")
     if args.csv and not Path(args.csv).resolve().parent.is_dir():
         raise UserError(f"--csv {args.csv}: the folder {Path(args.csv).resolve().parent} does not exist")
+    for option, folder in (("--feedback", args.feedback), ("--report", args.report)):
+        if folder and Path(folder).exists() and not Path(folder).is_dir():
+            raise UserError(f"{option} {folder}: is a file, not a folder")
+    if args.course and args.seed is not None:
+        raise UserError("--seed and --course: a course's hidden cases come from its secret; drop --seed")
+    course = courses.load(args.course) if args.course else None
+    practice = course is None
     isolation = os.environ.get(NO_ISOLATION) != "1"
     if isolation:
         ok, reason = sandbox.available()
@@ -659,32 +678,63 @@ def run(args):
     else:  # trusted code only: no cache and no secret are read or written, so nothing it does outlives the run
         print(f"kvlab grade: warning: {NO_ISOLATION}=1: the students' code runs with your rights, "
               "and the grade cache and the secret seed are not used", file=sys.stderr)
-    if args.seed is None:
+    if course is not None:
+        args.seed = course.seed
+    elif args.seed is None:
         args.seed = default_seed() if isolation else secrets.randbelow(10 ** 9)
+    scoring = course or courses.practice()
     show = _progress_line if sys.stderr.isatty() and len(args.folder) >= PROGRESS_FROM else None
     cache = None if args.no_cache or not isolation else cache_dir()
-    book = Gradebook(args.csv) if args.csv else None
+    render = (lambda grades, header=True: coursebook.csv_text(course, grades, header)) if course else csv_text
+
+    def finished(grade):
+        grade.practice = practice
+        if book:
+            book.add(grade)
+    book = Gradebook(args.csv, render) if args.csv else None
     grades, interrupted = grade_all(args.folder, args.seed, args.timeout, isolation, args.jobs or None, cache, show,
-                                    finished=book.add if book else None)
+                                    finished=finished, course=course.fingerprint if course else "")
+    for grade in grades:
+        grade.practice = practice
     if show:
         print(file=sys.stderr)
-    if book:
-        try:
+    try:
+        if book:
             book.close(grades)
-        except summarize.InputError as error:
-            raise UserError(str(error)) from None
+        if interrupted and (args.feedback or args.report):
+            print("kvlab grade: interrupted: --feedback and --report were not written (run again to finish)",
+                  file=sys.stderr)
+        elif args.feedback:
+            coursebook.write_feedback(args.feedback, scoring, grades, force=args.force, practice=practice)
+        if args.report and not interrupted:
+            coursebook.write_report(args.report, scoring, grades, force=args.force, practice=practice)
+    except summarize.InputError as error:
+        raise UserError(str(error)) from None
     passed = all(grade.passed for grade in grades)
     applied = sandbox.limits() if isolation else {"isolation": "none (KVLAB_NO_ISOLATION=1): no limit applies"}
+    mode = f"course {course.fingerprint}" if course else "PRACTICE (no --course: not a course's grade)"
     if args.json:
-        print(json.dumps({"hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted, "isolated": isolation, "limits": applied,
-                          "folders": [grade.as_dict() for grade in grades]}, indent=2))
+        document = {"mode": "course" if course else "practice", "course": course.fingerprint if course else None,
+                    "hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted,
+                    "isolated": isolation, "limits": applied, "folders": []}
+        for grade in grades:
+            entry = grade.as_dict()
+            if course:
+                score = courses.score(course, grade)
+                entry.update(student_id=course.student(grade.folder), points={str(step): points for step, points
+                                                                                in score.steps.items()},
+                             total=score.total, max_total=course.max_total, late=score.late,
+                             flags_codes=coursebook.flag_codes(grade, score))
+            document["folders"].append(entry)
+        print(json.dumps(document, indent=2))
     elif len(grades) == 1:
         print(grades[0])
         print(limits_line(applied))
+        print(mode)
     else:
         print(table(grades))
         print(limits_line(applied))
-        print(f"hidden cases {seed_fingerprint(args.seed)}; `kvlab grade FOLDER` shows one folder's hints"
+        print(f"{mode}; hidden cases {seed_fingerprint(args.seed)}; `kvlab grade FOLDER` shows one folder's hints"
               + ("; interrupted: the folders marked were not graded" if interrupted else ""))
     if interrupted:
         return 130

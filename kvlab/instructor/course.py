@@ -1,0 +1,308 @@
+"""A course file for `kvlab grade --course`: its secret, points, roster and late policy (`kvlab course init FILE`).
+
+The course file is TOML (read with tomllib, or tomli before Python 3.11):
+
+    secret = "…64 hex digits…"          # written by `kvlab course init`; never printed, never in an output
+    due = 2026-12-15T23:59:00+00:00     # optional; with a late policy:
+    late_penalty_per_day = 0.1          # the share of the total taken off per day (or part of a day) late
+    max_late_days = 5                   # later than this: 0 points, flagged too-late
+    partial_credit = true               # false: a step earns its points only when every rule holds
+
+    [points.steps]                      # optional: a step's points (default: its rules' points summed)
+    "8" = 4
+    [points.rules]                      # optional: a rule's weight inside its step (default: steps.py's points)
+    "lru.fits-exactly" = 2
+
+    [roster]                            # optional: folder name -> student id, or a table with submitted_at
+    alice = "s1001"
+    bob = { id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }
+
+How a score is made (the README's "For instructors" says the same): see `step_points` and `total`.
+The hidden cases' seed is HMAC-SHA256(secret, "hidden-cases"): the same course file draws the same
+cases on every machine, whatever its cache or $HOME; reports show `fingerprint()` only.
+"""
+import datetime
+import hashlib
+import hmac
+import math
+import re
+import secrets
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import steps as lab_table
+from ..errors import UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover (3.10)
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
+
+KEYS = {"secret", "due", "late_penalty_per_day", "max_late_days", "partial_credit", "points", "roster", "name"}
+OTHER_ROW = 1          # the weight of a row that is none of the step's rules (imports, an artifact file, ttft.jsonl)
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Course:
+    secret: str = field(repr=False)
+    step_points: dict                  # step number -> points of the step
+    rule_points: dict                  # rule id -> weight inside its step
+    roster: dict = field(default_factory=dict)       # folder name -> student id
+    submitted: dict = field(default_factory=dict)    # folder name -> aware datetime (from the roster)
+    due: object = None                 # aware datetime, or None
+    penalty: float = 0.0               # per day late
+    max_late_days: object = None       # int, or None (no limit)
+    partial: bool = True
+    name: str = ""
+
+    @property
+    def seed(self):
+        """The hidden cases' seed: a keyed function of the secret; rng_for(seed, step, rule) draws each rule's cases."""
+        return hmac.new(self.secret.encode(), b"hidden-cases", hashlib.sha256).hexdigest()
+
+    @property
+    def fingerprint(self):
+        """A short name of this course's secret, for reports: tells two course files apart, reveals nothing."""
+        return hmac.new(self.secret.encode(), b"fingerprint", hashlib.sha256).hexdigest()[:12]
+
+    @property
+    def max_total(self):
+        return sum(self.step_points.values())
+
+    def student(self, folder):
+        return self.roster.get(Path(folder).name, "")
+
+
+def default_points():
+    """{step: its rules' points summed} and {rule id: its points}, from kvlab/steps.py."""
+    rules = {spec.id: spec.points for step in lab_table.STEPS.values() for spec in step.rules}
+    return {number: sum(spec.points for spec in step.rules) for number, step in lab_table.STEPS.items()}, rules
+
+
+def template(secret):
+    return f'''# kvlab course file: `kvlab grade --course THIS_FILE -- handins/*/`.
+# Keep it private: its secret draws the hidden cases (anyone with it can replay them).
+secret = "{secret}"
+
+# Optional: a due date and a late policy (lateness: a roster entry's submitted_at, else the
+# newest modification time of a file in the hand-in folder).
+# due = 2026-12-15T23:59:00+00:00
+# late_penalty_per_day = 0.1
+# max_late_days = 5
+
+# A step earns its points times the share of its rules' weights that held (false: all or nothing).
+partial_credit = true
+
+# Optional: points per step (default: the sum of its rules' points, one per rule) and per rule.
+[points.steps]
+# "8" = 4
+
+[points.rules]
+# "lru.fits-exactly" = 2
+
+# Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }}).
+[roster]
+# alice = "s1001"
+'''
+
+
+def init(path):
+    path = Path(path)
+    if path.exists() or path.is_symlink():
+        raise UserError(f"{path} already exists: not overwriting a course file (its secret would be lost)")
+    if not path.resolve().parent.is_dir():
+        raise UserError(f"{path}: the folder {path.resolve().parent} does not exist")
+    try:
+        with open(path, "x", encoding="utf-8") as out:  # "x": never over a file that appeared meanwhile
+            out.write(template(secrets.token_hex(32)))
+        path.chmod(0o600)
+    except FileExistsError:
+        raise UserError(f"{path} already exists: not overwriting a course file") from None
+    return path
+
+
+def _moment(value, what):
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            raise UserError(f"{what} must have a time zone (e.g. 2026-12-15T23:59:00+00:00), got {value}")
+        return value
+    raise UserError(f"{what} must be a date and time with a time zone (e.g. 2026-12-15T23:59:00+00:00)")
+
+
+def _number(value, what, low, high=None, whole=False):
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or value < low \
+            or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise UserError(f"{what} must be a {'whole ' if whole else ''}number {bound}, got {value!r}")
+    return value
+
+
+def load(path):
+    """The Course in `path`; UserError (one line) on any problem."""
+    if tomllib is None:
+        raise UserError("reading a course file needs tomli on Python 3.10: pip install tomli")
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"--course {path}: no such file (kvlab course init {path} writes one)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"--course {path}: cannot be read ({getattr(error, 'strerror', None) or error})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"--course {path}: not valid TOML ({error})") from None
+    where = f"--course {path}"
+    unknown = sorted(set(data) - KEYS)
+    if unknown:
+        raise UserError(f"{where}: unknown setting {', '.join(unknown)}")
+    secret = data.get("secret")
+    if not isinstance(secret, str) or not re.fullmatch(r"[0-9a-f]{32,}", secret):
+        raise UserError(f"{where}: secret must be a string of at least 32 hex digits (kvlab course init writes one)")
+    steps, rules = default_points()
+    points = data.get("points", {})
+    if not isinstance(points, dict) or set(points) - {"steps", "rules"}:
+        raise UserError(f"{where}: [points] may only hold [points.steps] and [points.rules]")
+    for part in ("steps", "rules"):
+        if not isinstance(points.get(part, {}), dict):
+            raise UserError(f"{where}: [points.{part}] must be a table of \"name\" = points")
+    for rule, value in points.get("rules", {}).items():
+        if rule not in rules:
+            raise UserError(f"{where}: [points.rules] names no rule of the lab: {rule!r}")
+        rules[rule] = _number(value, f"{where}: [points.rules] {rule!r}", 0)
+    for number in steps:  # a step's default follows its rules' weights
+        steps[number] = sum(rules[spec.id] for spec in lab_table.STEPS[number].rules)
+    for number, value in points.get("steps", {}).items():
+        if not (isinstance(number, str) and number.isdigit() and int(number) in steps):
+            raise UserError(f"{where}: [points.steps] names no step 1 to 8: {number!r}")
+        steps[int(number)] = _number(value, f"{where}: [points.steps] {number!r}", 0)
+    roster, submitted = {}, {}
+    entries = data.get("roster", {})
+    if not isinstance(entries, dict):
+        raise UserError(f"{where}: [roster] must be a table: folder name = \"student id\"")
+    for folder, entry in entries.items():
+        if isinstance(entry, dict):
+            if set(entry) - {"id", "submitted_at"} or not isinstance(entry.get("id"), str):
+                raise UserError(f"{where}: roster entry {folder!r} must be \"id\" or {{ id = \"…\", submitted_at = … }}")
+            if "submitted_at" in entry:
+                submitted[folder] = _moment(entry["submitted_at"], f"{where}: roster {folder!r} submitted_at")
+            entry = entry["id"]
+        if not isinstance(entry, str) or not entry.strip():
+            raise UserError(f"{where}: roster entry {folder!r} must be a student id (a string)")
+        roster[folder] = entry
+    ids = [student for student in roster.values()]
+    if len(set(ids)) != len(ids):
+        raise UserError(f"{where}: the roster gives one student id to two folders")
+    due = _moment(data["due"], f"{where}: due") if "due" in data else None
+    penalty = _number(data.get("late_penalty_per_day", 0.0), f"{where}: late_penalty_per_day", 0, 1)
+    most = data.get("max_late_days")
+    if most is not None:
+        most = _number(most, f"{where}: max_late_days", 0, whole=True)
+    if due is None and ("late_penalty_per_day" in data or most is not None):
+        raise UserError(f"{where}: a late policy needs a due date (due = 2026-12-15T23:59:00+00:00)")
+    partial = data.get("partial_credit", True)
+    if not isinstance(partial, bool):
+        raise UserError(f"{where}: partial_credit must be true or false")
+    return Course(secret, steps, rules, roster, submitted, due, float(penalty), most, partial, str(data.get("name", "")))
+
+
+# --- scores ---------------------------------------------------------------------------------------------
+
+def step_points(course, number, report):
+    """The points a step earns: all of them if it passed; else, with partial credit, its points times the
+    weights of its rows that held over the weights of its rows that were judged (a rule's weight from the
+    course, a row that is none of the step's rules (imports, an artifact file, ttft.jsonl) weighs 1; a
+    skipped row counts for neither). Rounded to 2 decimals."""
+    worth = course.step_points[number]
+    if report.passed:
+        return round(float(worth), 2)
+    if not course.partial:
+        return 0.0
+    step_rules = {spec.id for spec in lab_table.STEPS[number].rules}
+    held = judged = 0.0
+    for row in report.rows:
+        if row.skipped:
+            continue
+        weight = course.rule_points[row.rule_id] if row.rule_id in step_rules else OTHER_ROW
+        judged += weight
+        held += weight if row.ok else 0
+    return round(worth * held / judged, 2) if judged else 0.0
+
+
+def newest_mtime(folder):
+    """The newest modification time of a regular file at the top of `folder` (links not followed), or None."""
+    newest = None
+    try:
+        for path in Path(folder).iterdir():
+            if path.is_file() and not path.is_symlink():
+                mtime = path.stat().st_mtime
+                newest = mtime if newest is None else max(newest, mtime)
+    except OSError:
+        return None
+    return newest
+
+
+def submitted_at(course, folder):
+    """When a folder was handed in: its roster submitted_at, else its newest file's modification time."""
+    name = Path(folder).name
+    if name in course.submitted:
+        return course.submitted[name]
+    mtime = newest_mtime(folder)
+    return None if mtime is None else datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc)
+
+
+def late_days(course, folder):
+    """Whole days late, a part of a day counting as a day; 0 if on time, without a due date, or unknown."""
+    if course.due is None:
+        return 0
+    when = submitted_at(course, folder)
+    if when is None or when <= course.due:
+        return 0
+    return math.ceil((when - course.due).total_seconds() / DAY)
+
+
+@dataclass
+class Score:
+    steps: dict          # step -> points
+    raw: float           # their sum
+    late: int            # days late
+    penalty: float       # the share taken off (0..1)
+    total: float         # raw after the penalty
+    too_late: bool
+
+
+def score(course, grade):
+    """A grade's Score under the course: step points, late days, the penalty and the total."""
+    steps = {number: 0.0 if grade.error else step_points(course, number, grade.steps[number])
+             for number in course.step_points}
+    raw = round(sum(steps.values()), 2)
+    late = late_days(course, grade.folder)
+    too_late = course.max_late_days is not None and late > course.max_late_days
+    penalty = 1.0 if too_late else min(1.0, course.penalty * late)
+    return Score(steps, raw, late, penalty, round(raw * (1 - penalty), 2), too_late)
+
+
+# --- the command -------------------------------------------------------------------------------------------
+
+def add_arguments(parser):
+    actions = parser.add_subparsers(dest="action", required=True)
+    start = actions.add_parser("init", help="write a new course file with a fresh random secret "
+                                            "(refuses to overwrite one)")
+    start.add_argument("file", metavar="COURSE.toml")
+
+
+def run(args):
+    if args.action == "init":
+        path = init(args.file)
+        course = load(path)
+        print(f"wrote {path} (course {course.fingerprint}); keep it private: its secret draws the hidden cases")
+    return 0
+
+
+def practice():
+    """The scoring of practice mode (no course file): the default points, no roster, no late policy."""
+    steps, rules = default_points()
+    return Course("", steps, rules)

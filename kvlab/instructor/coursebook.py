@@ -1,0 +1,262 @@
+"""What `kvlab grade --course` writes: the course gradebook (--csv), one feedback file per student
+(--feedback DIR, Markdown and HTML) and the class at a glance (--report DIR, Markdown and a PNG).
+
+Feedback is what a student reads: every sentence comes from the catalog (kvlab/messages.py, the
+"course." ids), each failing rule with its hint as the report renders it. A hidden rule's row has no
+`seen` (kvlab.check.labsteps.redact), so no hidden case can reach a feedback file. Files are written
+whole (kvlab.files.write_files), and a different file already there is replaced only with --force.
+"""
+import csv
+import html
+import io
+import re
+from pathlib import Path
+
+from .. import files
+from ..check.labsteps import TITLES
+from ..check.report import printable
+from ..i18n import t
+from . import course as courses
+
+SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def flag_codes(grade, score=None, practice=False):
+    """Short codes for the flags column: the grade's flags, not-graded, not-isolated, too-late, practice."""
+    codes = (["not-graded"] if grade.error else []) + list(grade.flags)
+    codes += [] if grade.isolated else ["not-isolated"]
+    codes += ["too-late"] if score is not None and score.too_late else []
+    return codes + (["practice"] if practice else [])
+
+
+def number(value):
+    """Points as the gradebook shows them: 3, 2.5, 0.33."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+CSV_HEADER = ["student_id", "folder", *(f"step{number}" for number in TITLES), "total", "max_total", "late", "flags"]
+
+
+def csv_text(course, grades, header=True):
+    """The course gradebook: one row per student, step points, the total after the late penalty, flags as codes."""
+    from .grade import cell
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if header:
+        writer.writerow(CSV_HEADER)
+    for grade in grades:
+        score = courses.score(course, grade)
+        writer.writerow([cell(course.student(grade.folder)), cell(Path(grade.folder).name or grade.folder),
+                         *(number(score.steps[step]) for step in TITLES), number(score.total),
+                         number(course.max_total), score.late, " ".join(flag_codes(grade, score))])
+    return out.getvalue()
+
+
+# --- feedback ------------------------------------------------------------------------------------------------
+
+def file_names(course, grades):
+    """{folder: safe base name}: the student id, else the folder's name, made safe and unique."""
+    names, taken = {}, set()
+    for grade in grades:
+        base = SAFE.sub("_", course.student(grade.folder) or Path(grade.folder).name or "handin").strip("._") or "handin"
+        name, count = base, 1
+        while name.lower() in taken:
+            count += 1
+            name = f"{base}-{count}"
+        taken.add(name.lower())
+        names[grade.folder] = name
+    return names
+
+
+def feedback_parts(course, grade, practice=False):
+    """The feedback as data: [(kind, text, ...)], rendered to Markdown and HTML alike."""
+    score = courses.score(course, grade)
+    who = course.student(grade.folder) or Path(grade.folder).name
+    parts = [("title", t("course.feedback-title", who=printable(who)))]
+    parts.append(("para", t("course.practice-line") if practice
+                  else t("course.course-line", course=course.fingerprint, cases=grade.cases)))
+    total = number(course.max_total)
+    if grade.error:
+        parts.append(("para", t("course.not-graded", reason=printable(grade.error).rstrip("."))))
+    else:
+        rows = [(str(step), printable(t(TITLES[step])),
+                 t("course.passed") if grade.steps[step].passed else t("course.failed"),
+                 f"{number(score.steps[step])} / {number(course.step_points[step])}") for step in TITLES]
+        parts.append(("table", [t("course.column-step"), "", t("course.column-result"), t("course.column-points")],
+                      rows))
+    parts.append(("para", t("course.points-line", raw=number(score.raw), max_total=total)))
+    if score.too_late:
+        parts.append(("para", t("course.too-late", days=score.late, n=score.late, most=course.max_late_days,
+                                max_total=total)))
+    elif score.late:
+        parts.append(("para", t("course.late-line", days=score.late, n=score.late,
+                                percent=number(round(score.penalty * 100, 2)), total=number(score.total),
+                                max_total=total)))
+    else:
+        if course.due is not None:
+            parts.append(("para", t("course.on-time")))
+        parts.append(("para", t("course.total-line", total=number(score.total), max_total=total)))
+    failing = [step for step in TITLES if not grade.error and not grade.steps[step].passed]
+    if failing:
+        parts.append(("heading", t("course.failing-title")))
+        for step in failing:
+            parts.append(("subheading", t("course.failing-step", number=step, title=t(TITLES[step]))))
+            items = []
+            for row in grade.steps[step].failures:
+                hint = row.hint
+                items.append(t("course.rule-line", rule=printable(row.rule, 1000)) +
+                             ("" if hint is None else " " + t("course.hint-line", hint=printable(hint, 2000))))
+            parts.append(("list", items))
+        parts.append(("para", t("course.hidden-note")))
+    parts.append(("heading", t("course.not-checked-title")))
+    unchecked = []
+    for step in TITLES:
+        report = grade.steps.get(step)
+        if report is None:
+            continue
+        skipped = sum(row.skipped for row in report.rows)
+        if skipped:
+            unchecked.append(t("course.skipped-rules", number=step, count=skipped, n=skipped))
+        if report.note:
+            unchecked.append(printable(report.note, 2000))
+    if unchecked:
+        parts.append(("list", unchecked))
+    elif not grade.error:
+        parts.append(("para", t("course.all-checked")))
+    else:
+        parts.pop()  # nothing was checked: the not-graded line says so
+    return parts
+
+
+def markdown(parts):
+    def escape(text):
+        return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+    lines = []
+    for part in parts:
+        kind = part[0]
+        if kind == "title":
+            lines += [f"# {escape(part[1])}", ""]
+        elif kind == "heading":
+            lines += [f"## {escape(part[1])}", ""]
+        elif kind == "subheading":
+            lines += [f"### {escape(part[1])}", ""]
+        elif kind == "para":
+            lines += [escape(part[1]), ""]
+        elif kind == "list":
+            lines += [f"- {escape(item)}" for item in part[1]] + [""]
+        elif kind == "table":
+            header, rows = part[1], part[2]
+            lines += ["| " + " | ".join(map(escape, header)) + " |", "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(map(escape, row)) + " |" for row in rows] + [""]
+    return "\n".join(lines)
+
+
+def html_page(parts):
+    body, title = [], ""
+    for part in parts:
+        kind = part[0]
+        if kind == "title":
+            title = part[1]
+            body.append(f"<h1>{html.escape(part[1])}</h1>")
+        elif kind == "heading":
+            body.append(f"<h2>{html.escape(part[1])}</h2>")
+        elif kind == "subheading":
+            body.append(f"<h3>{html.escape(part[1])}</h3>")
+        elif kind == "para":
+            body.append(f"<p>{html.escape(part[1])}</p>")
+        elif kind == "list":
+            body.append("<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in part[1]) + "</ul>")
+        elif kind == "table":
+            head = "".join(f"<th>{html.escape(cell)}</th>" for cell in part[1])
+            rows = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
+                           for row in part[2])
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>\n'
+            f"<body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def feedback_files(course, grades, practice=False):
+    """{file name: bytes}: NAME.md and NAME.html per student."""
+    written, names = {}, file_names(course, grades)
+    for grade in grades:
+        name = names[grade.folder]
+        parts = feedback_parts(course, grade, practice)
+        written[f"{name}.md"] = markdown(parts).encode()
+        written[f"{name}.html"] = html_page(parts).encode()
+    return written
+
+
+def write_feedback(folder, course, grades, force=False, practice=False):
+    return files.write_files(folder, feedback_files(course, grades, practice), force=force)
+
+
+# --- the class at a glance --------------------------------------------------------------------------------
+
+def class_counts(grades):
+    """({step: students who passed it}, {misconception: students whose first failure of a step names it})."""
+    passed = {step: sum(1 for grade in grades if not grade.error and grade.steps[step].passed) for step in TITLES}
+    misconceptions = {}
+    for grade in grades:
+        named = set()
+        for step in TITLES:
+            report = grade.steps.get(step)
+            if report is None or report.passed:
+                continue
+            first = next((row.misconception for row in report.failures if row.misconception), "")
+            if first:
+                named.add(first)
+        for name in named:
+            misconceptions[name] = misconceptions.get(name, 0) + 1
+    return passed, dict(sorted(misconceptions.items(), key=lambda item: (-item[1], item[0])))
+
+
+def chart(passed, misconceptions, students):
+    """The bar chart as PNG bytes: students passing each step, and the misconceptions named."""
+    import matplotlib
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI
+    from matplotlib.ticker import MaxNLocator
+    figure = Figure(figsize=(10, 4.5 + 0.25 * len(misconceptions)), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    steps = list(passed)
+    left.bar([str(step) for step in steps], [passed[step] for step in steps], color="#1a7f37")
+    left.set(title=f"Students who passed each step (of {students})", xlabel="step", ylabel="students",
+             ylim=(0, max(1, students)))
+    names = list(misconceptions)[::-1]
+    right.barh(names or ["(none)"], [misconceptions[name] for name in names] or [0], color="#cf222e")
+    right.set(title="Misconceptions named (first failure of a step)", xlabel="students")
+    left.yaxis.set_major_locator(MaxNLocator(integer=True))
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    out = io.BytesIO()
+    figure.savefig(out, format="png", dpi=100, metadata={"Software": None})
+    return out.getvalue()
+
+
+def summary_markdown(course, grades, passed, misconceptions, practice=False):
+    lines = ["# Class report", "",
+             ("Practice grading (no course file)." if practice else f"Course {course.fingerprint}.")
+             + f" {len(grades)} hand-ins, {sum(1 for grade in grades if grade.error)} not graded.", "",
+             "![bar chart](class.png)", "", "## Steps passed", "", "| step | title | passed |", "|---|---|---|"]
+    lines += [f"| {step} | {t(TITLES[step])} | {passed[step]} of {len(grades)} |" for step in TITLES]
+    lines += ["", "## Misconceptions to teach again", "",
+              "The first failure of each failing step names one; a student counts once per misconception.", ""]
+    if misconceptions:
+        lines += ["| misconception | students | hint |", "|---|---|---|"]
+        lines += [f"| {name} | {count} | {hint_text(name)} |" for name, count in misconceptions.items()]
+    else:
+        lines.append("None: every step passed, or failed without naming one.")
+    return "\n".join(lines) + "\n"
+
+
+def hint_text(name):
+    try:
+        return t(f"hint.{name}").replace("|", "\\|").replace("\n", " ")
+    except (KeyError, IndexError):
+        return ""
+
+
+def write_report(folder, course, grades, force=False, practice=False):
+    passed, misconceptions = class_counts(grades)
+    made = {"class.md": summary_markdown(course, grades, passed, misconceptions, practice).encode(),
+            "class.png": chart(passed, misconceptions, len(grades))}
+    return files.write_files(folder, made, force=force)

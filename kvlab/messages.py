@@ -33,7 +33,7 @@ MESSAGES = {
     "check.hint-seen": "{hint} What the check saw: {seen}",
     "check.held": "This may follow from the first ✗ above. Fix that one, then check again.",
     "check.held-by-step": "Held back: step {step} fails above, and this step runs on your {file}. Fix step {step} first.",
-    "grade.ttft-not-compared": "Step 8's numbers were not compared with the course's measurement: none is set, so the grader used {path}. Set KVLAB_TTFT to the course's file.",
+    "grade.ttft-not-compared": "Step 8's numbers were not compared with a course measurement: the grader had none, and used {path}.",
     "check.skipped": "Not checked here: this measured file is not the one the lab was released with. The grader checks it.",
 
     # --- the rules: what each one checks (ids from kvlab/steps.py) --------------------------------------

@@ -820,3 +820,27 @@ def test_the_grader_splits_ttft_jsonl_as_the_labs_reader_does(tmp_path):
     path = tmp_path / "ttft.jsonl"
     path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": "x\ry"}\n')
     assert paths.measured_lines(path) == ['{"a": 1}', '{"b": "x\ry"}']  # a carriage return splits nothing
+
+
+class TestFairScoring:
+    """One kvsim.py bug costs only steps 1 and 5: scenario.py is graded again on the reference kvsim.py."""
+
+    def test_a_one_bug_kvsim_loses_only_steps_1_and_5(self, reference, tmp_path):
+        from planted import BY_NAME, planted_text
+        folder = build(tmp_path, "fifo", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"])})
+        result = grade.Batch(grade.Options(seed=3, isolation=False)).grade(folder)
+        assert [number for number, report in result.steps.items() if not report.passed] == [1, 5], str(result)
+        assert result.steps[2].note.id == "grade.on-reference-kvsim"
+
+    def test_a_scenario_that_prints_the_reference_beside_it_shows_nothing_of_it(self, reference, tmp_path):
+        from planted import BY_NAME, planted_text
+        leak = ("    args = parser.parse_args(argv)\n",
+                "    args = parser.parse_args(argv)\n    import os\n    here = os.path.dirname(os.path.abspath(__file__))\n"
+                "    print(open(os.path.join(here, 'kvsim.py')).read())\n    raise SystemExit(open(os.path.join(here, "
+                "'kvsim.py')).read()[-400:])\n")
+        folder = build(tmp_path, "leak", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"]),
+                                                     "scenario.py": lambda text: text.replace(*leak)})
+        result = grade.Batch(grade.Options(seed=3, isolation=False)).grade(folder)
+        text = outputs([result])
+        for piece in ("move_to_end(key)  # forgetting this", "popitem(last=False)", "_used -= evicted"):
+            assert piece not in text

@@ -120,14 +120,17 @@ def read_text(path, limit=1_000_000):
         return None
 
 
-def hold_after_earlier(reports):
-    """Hold back the hints of a failing step whose code runs on an earlier failing step's code."""
+def hold_after_earlier(reports, replaced=()):
+    """Hold back the hints of a failing step whose code runs on an earlier failing step's code.
+
+    `replaced`: steps whose code the later steps did not run on (the grader put the reference's there).
+    """
     def failing(number):  # its code fails (not only its file); a stub names itself wherever it is called
         report = reports.get(number)
         code = [row for row in report.rows if not row.rule_id.startswith("artifact.")] if report else []
         return any(not row.ok for row in code) and set(report.misconceptions) - {"not-written"}
     for number, step in lab_table.STEPS.items():
-        cause = next((earlier for earlier in step.runs_on if failing(earlier)), None)
+        cause = next((earlier for earlier in step.runs_on if earlier not in replaced and failing(earlier)), None)
         if cause and number in reports and not reports[number].passed:
             reports[number] = reports[number].held_back(
                 Msg("check.held-by-step", step=cause, file=lab_table.STEPS[cause].file))

@@ -21,6 +21,7 @@ import io
 import json
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 import threading
@@ -379,6 +380,7 @@ class Batch:
             with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait
                 parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
                 reports = {number: report for part in parts for number, report in part.result().items()}
+            replaced = self.on_reference_kvsim(copy, backend, kinds, plan, reports)
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
         extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():
@@ -389,7 +391,7 @@ class Batch:
         for number, rows in extra.items():
             report = reports[number]
             reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
-        reports = labsteps.hold_after_earlier(reports)
+        reports = labsteps.hold_after_earlier(reports, replaced)
         if not self.lab.real:  # the stand-in, not a course measurement: say that step 8 compared nothing with one
             reports[8].note = Msg("grade.ttft-not-compared", path=str(self.lab.path))
         for number, cause in causes(copy, found).items():
@@ -404,6 +406,30 @@ class Batch:
             flags["identical-to-reference"] = ", ".join(same)
         return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
                      fingerprint=fingerprint(texts), volatile=bool(kinds & VOLATILE))
+
+    def on_reference_kvsim(self, copy, backend, kinds, plan, reports):
+        """Fair scoring: when the student's kvsim.py fails (step 1 or 5), grade scenario.py again on the
+        reference kvsim.py, so that one kvsim.py bug costs only steps 1 and 5. The reference is then beside
+        the student's code, which could read and print it: nothing of that run but each rule's verdict and
+        hint reaches the report (no value, no text it printed). Returns the steps replaced: (1, 5) or ()."""
+        kvsim_steps = lab_table.PROCESSES["kvsim"]
+        if all(reports[number].passed for number in kvsim_steps) or not (Path(copy) / "scenario.py").is_file():
+            return ()
+        with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-") as scratch:
+            other = Path(scratch)
+            for path in Path(copy).iterdir():
+                if path.is_file():
+                    shutil.copyfile(path, other / path.name)
+            shutil.copyfile(Path(__file__).resolve().parent.parent / "kvsim.py", other / "kvsim.py")
+            again = labsteps.Plan(execute=self.executor(other, backend, kinds), oracle=plan.oracle, seed=plan.seed,
+                                  lab_lines=plan.lab_lines)
+            scenario_steps = lab_table.PROCESSES["scenario"]
+            fresh = labsteps.check_steps(again, steps=scenario_steps)
+        note = Msg("grade.on-reference-kvsim")
+        for number in scenario_steps:
+            rows = [row._replace(seen=None) for row in fresh[number].rows]  # the verdicts only: no echo
+            reports[number] = Report(fresh[number].title, rows, note)
+        return kvsim_steps
 
     def executor(self, copy, backend, kinds):
         """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped.

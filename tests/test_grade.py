@@ -359,7 +359,7 @@ class TestHostileHandIns:
             result = hostile.grades[name]
             assert not result.error, name
             assert not result.steps[1].passed and not result.steps[5].passed, (name, str(result))
-            assert result.score <= 1, (name, str(result))
+            assert result.score <= 6, (name, str(result))  # scenario.py and summarize.py are the reference's: fair scoring
 
     def test_a_forged_result_stream_is_judged_as_data_and_fails(self, hostile):
         forged = hostile.grades["forge-pipe"]
@@ -481,8 +481,9 @@ def broken(reference, tmp_path_factory):
     return {folder.name: result for folder, result in zip(folders, grades)}, grades
 
 
-SCORES = {"endless": 3, "bom": 8, "truncated": 7, "huge": 6, "deep": 6, "moving": 7, "symlinks": 0, "many-files": 8,
-          "json-helper": 2, "escape-codes": 2, "attribute-error": 1, "own-timeout": 1, "correct-a": 8, "correct-b": 8}
+# A kvsim.py that fails costs steps 1 and 5 only: scenario.py is graded on the reference kvsim.py (fair scoring).
+SCORES = {"endless": 3, "bom": 8, "truncated": 7, "huge": 6, "deep": 6, "moving": 7, "symlinks": 5, "many-files": 8,
+          "json-helper": 2, "escape-codes": 7, "attribute-error": 6, "own-timeout": 6, "correct-a": 8, "correct-b": 8}
 
 
 @needs_bwrap
@@ -505,7 +506,8 @@ class TestBrokenInputs:
         by_name, _ = broken
         assert by_name["huge"].steps[4].misconceptions == ["not-json"]
         unread = first_failure(by_name["huge"], 8)  # its ttft.jsonl cannot be read either
-        assert unread.rule == grade.TTFT_RULE and "4300 digits" in str(unread.hint)
+        # Python's own words for a 5,000-digit integer differ by version ("4300 digits" from 3.11): not asserted
+        assert unread.rule == grade.TTFT_RULE and "cannot be read" in str(unread.hint) and "not valid JSON" in str(unread.hint)
         assert by_name["deep"].steps[3].misconceptions == ["not-json"]
         assert by_name["deep"].steps[8].misconceptions == ["not-json"]
 
@@ -519,7 +521,7 @@ class TestBrokenInputs:
         by_name, _ = broken
         links = by_name["symlinks"]
         assert links.flags["symlinks"] == "kvsim.py, measured.json"
-        for step in (1, 2, 8):
+        for step in (1, 8):  # step 2 ran on the reference kvsim.py (fair scoring): it passes
             row = next(row for row in links.steps[step].failures if row.misconception)
             assert "symbolic link" in str(row.hint) and row.misconception == "missing-file", (step, row)
 

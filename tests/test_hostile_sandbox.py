@@ -216,8 +216,9 @@ def test_a_spinner_in_new_sessions_does_not_make_an_honest_run_late(folder, monk
     honest, _, took = graded(folder, ["works.py", "hello.py", "works.py"], timeout=0.5)
     thread.join()
     assert [outcome["kind"] for outcome in honest] == ["ok", "ok", "ok"], honest
-    # stopped by its CPU time (1.6 s, used by 15 processes at once), long before the wall-clock backstop
-    assert spun["outcomes"][0]["kind"] == "timeout" and spun["took"] < run.deadline(spun["outcomes"], 1.0) * 2
+    # the spinner itself is stopped (its CPU time, or the wall-clock backstop: how soon depends on the machine's
+    # load, which a test must not time)
+    assert spun["outcomes"][0]["kind"] == "timeout"
 
 
 @needs_cgroup

@@ -165,7 +165,7 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
     scanned, count = 0, 0  # out[:scanned] is complete lines, `count` of them
 
     def take(key, chunk):
-        nonlocal err, err_total, stopped, scanned, count
+        nonlocal err, err_total, scanned, count
         if key.data == "err":
             err_total += len(chunk)
             err = (err + chunk)[-driver.UTF8_WIDEST * driver.STDERR_TAIL:]

@@ -175,6 +175,7 @@ def test_the_cache_key_holds_the_course(tmp_path):
 
 def test_practice_mode_is_marked_everywhere_and_feedback_is_never_replaced_without_force(tmp_path, capsys,
                                                                                        monkeypatch):
+    pytest.importorskip("matplotlib")  # the class report's chart: absent from the fast test path
     folders = hand_ins(tmp_path / "handins")
     monkeypatch.setenv(grade.NO_ISOLATION, "1")
     monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake_grade(folder))
@@ -206,6 +207,7 @@ def reference(tmp_path_factory):
 
 
 def test_two_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")  # the class report's chart: absent from the fast test path
     import shutil
     good, bad = tmp_path / "good", tmp_path / "bad"
     shutil.copytree(reference, good)

@@ -212,7 +212,11 @@ def class_counts(grades):
 
 def chart(passed, misconceptions, students):
     """The bar chart as PNG bytes: students passing each step, and the misconceptions named."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        from ..errors import UserError
+        raise UserError("--report draws its chart with matplotlib: pip install -e '.[grading]'") from None
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure  # no pyplot: no global state, no GUI
     from matplotlib.ticker import MaxNLocator

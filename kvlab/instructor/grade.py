@@ -475,6 +475,7 @@ class Batch:
         self.oracle = Recording(Reference())
         self.source = source_digest(options.isolation) if cache else ""
         self.stop = threading.Event()
+        self.backend = None  # without isolation: run_jobs' backend (None: a plain child; the autograder's own)
 
     def grade(self, folder):
         """The Grade of one folder, from the cache if its snapshot was graded before; whatever it contains."""
@@ -519,7 +520,7 @@ class Batch:
         isolation = self.options.isolation
         kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
         with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all three
-            backend = sandbox.Bubblewrap(budget=budget) if isolation else None  # each process takes a free slot
+            backend = sandbox.Bubblewrap(budget=budget) if isolation else self.backend  # each takes a free slot
             plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle,
                                  seed=self.options.seed, lab_lines=(own or self.lab).lines)
             with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait

@@ -402,7 +402,7 @@ def unzip(archive, dest):
                 if member.is_dir() or not parts[-1]:
                     continue
                 if (member.filename.startswith(("/", "\\")) or any(part in ("..", "") for part in parts)
-                        or ":" in parts[0] or stat.S_ISLNK(mode) or (mode and not stat.S_ISREG(mode))
+                        or ":" in parts[0] or stat.S_IFMT(mode) not in (0, stat.S_IFREG)
                         or member.flag_bits & 0x1):
                     skipped += 1  # a path outside the folder, a link, a device, an encrypted file: never written
                     continue

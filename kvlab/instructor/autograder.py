@@ -41,7 +41,6 @@ from .. import paths
 from ..errors import UserError
 
 PACKAGE = Path(__file__).resolve().parent.parent          # kvlab/
-VERSION = "0.2.0"
 COURSE_NAME = "course.toml"
 TTFT_NAME = "ttft.jsonl"
 MANIFEST = "bundle.json"
@@ -60,7 +59,7 @@ VENV=/autograder/venv
 cd "$SOURCE"
 need=""
 command -v python3 >/dev/null 2>&1 || need="$need python3"
-python3 -c "import venv" >/dev/null 2>&1 || need="$need python3-venv"
+python3 -c "import ensurepip" >/dev/null 2>&1 || need="$need python3-venv"  # what `python3 -m venv` needs
 command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
 if [ -n "$need" ]; then
     if [ "${KVLAB_SKIP_APT:-}" = "1" ]; then
@@ -124,11 +123,20 @@ def _zip_bytes(files, executable=()):
     return out.getvalue()
 
 
+def version():
+    """This kvlab's version, as installed (pyproject.toml's)."""
+    from importlib import metadata
+    try:
+        return metadata.version("kvlab")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
 def wheel():
     """(file name, bytes) of a pure-Python wheel of this kvlab (PEP 427), made by zipping the package."""
-    files = package_files()
-    info = f"kvlab-{VERSION}.dist-info"
-    files[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: kvlab\nVersion: {VERSION}\n"
+    files, number = package_files(), version()
+    info = f"kvlab-{number}.dist-info"
+    files[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: kvlab\nVersion: {number}\n"
                                  "Requires-Python: >=3.10\n").encode()
     files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: kvlab-autograder\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     files[f"{info}/entry_points.txt"] = b"[console_scripts]\nkvlab = kvlab.cli:main\n"
@@ -139,7 +147,7 @@ def wheel():
         writer.writerow([name, f"sha256={digest}", len(data)])
     writer.writerow([f"{info}/RECORD", "", ""])
     files[f"{info}/RECORD"] = record.getvalue().encode()
-    return f"kvlab-{VERSION}-py3-none-any.whl", _zip_bytes(files)
+    return f"kvlab-{number}-py3-none-any.whl", _zip_bytes(files)
 
 
 def bundle_files(course_path):
@@ -259,11 +267,9 @@ def grade_submission(source, submission, results_path):
     from . import course as courses, grade, sandbox
     source = Path(source)
     manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
+    os.environ["KVLAB_TTFT"] = str(source / TTFT_NAME)  # the lab's measured file, as the instructor had it
     if manifest.get("ttft_stand_in"):
         paths.STAND_IN_TTFT = source / TTFT_NAME  # the stand-in: step 8 says nothing was compared with one
-        os.environ.pop("KVLAB_TTFT", None)
-    else:
-        os.environ["KVLAB_TTFT"] = str(source / TTFT_NAME)
     course = courses.load(source / COURSE_NAME)
     isolation = os.environ.get(grade.NO_ISOLATION) != "1" and sandbox.available()[0]
     batch = grade.Batch(grade.Options(course.seed, grade.DEFAULT_TIMEOUT, isolation, course.fingerprint))

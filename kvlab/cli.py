@@ -20,6 +20,7 @@ COMMANDS = {
     "artifacts": "kvlab.instructor.artifacts",
     "grade": "kvlab.instructor.grade",
     "course": "kvlab.instructor.course",
+    "autograder": "kvlab.instructor.autograder",
     "release": "kvlab.instructor.release",
 }
 

@@ -236,3 +236,16 @@ def test_two_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path, c
     for output in [out, err, *(p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*")
                                if p.is_file() and p.parent.name in ("fb", "report") or p.name == "g.csv")]:
         assert course.secret not in output and course.seed not in output
+
+
+def test_lateness_reads_the_files_of_a_wrong_layout_and_a_zips_own_time(tmp_path):
+    import os
+    import zipfile
+    (tmp_path / "down" / "lab").mkdir(parents=True)
+    (tmp_path / "down" / "lab" / "kvsim.py").write_text("")
+    os.utime(tmp_path / "down" / "lab" / "kvsim.py", (1_000_000, 1_000_000))
+    assert courses.newest_mtime(tmp_path / "down") == 1_000_000
+    with zipfile.ZipFile(tmp_path / "h.zip", "w") as package:
+        package.writestr("kvsim.py", "")
+    os.utime(tmp_path / "h.zip", (2_000_000, 2_000_000))
+    assert courses.newest_mtime(tmp_path / "h.zip") == 2_000_000

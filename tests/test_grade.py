@@ -846,3 +846,92 @@ class TestFairScoring:
         text = outputs([result])
         for piece in ("move_to_end(key)  # forgetting this", "popitem(last=False)", "_used -= evicted"):
             assert piece not in text
+class TestLayouts:
+    """The common wrong layouts are graded as the student meant, and flagged; other sub-folders are flagged."""
+
+    @pytest.fixture
+    def copied(self, monkeypatch):
+        seen = {}
+
+        def grade_copy(self, folder, copy, found):
+            seen[str(folder)] = {path.name: path.read_text() for path in Path(copy).iterdir()}
+            result = fake(folder)
+            result.flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
+            return result
+        monkeypatch.setattr(grade.Batch, "grade_copy", grade_copy)
+        return seen
+
+    def graded(self, folder):
+        return grade.Batch(grade.Options(isolation=False)).grade(folder)
+
+    def test_files_one_folder_down_are_graded_and_flagged(self, tmp_path, copied):
+        (tmp_path / "h" / "my-lab").mkdir(parents=True)
+        for name in ("kvsim.py", "ttft.jsonl"):
+            (tmp_path / "h" / "my-lab" / name).write_text(name)
+        (tmp_path / "h" / ".git").mkdir()  # hidden folders are no layout
+        result = self.graded(tmp_path / "h")
+        assert copied[str(tmp_path / "h")] == {"kvsim.py": "kvsim.py", "ttft.jsonl": "ttft.jsonl"}
+        assert result.flags["layout-one-down"] == "my-lab" and result.score == 8
+
+    def test_the_student_editions_tree_takes_the_scripts_and_the_artifacts_only(self, tmp_path, copied):
+        lab = tmp_path / "kvlab-student"
+        (lab / "kvlab" / "check").mkdir(parents=True)
+        (lab / "artifacts" / "figures").mkdir(parents=True)
+        for name in ("kvsim.py", "scenario.py", "summarize.py", "paths.py", "__init__.py"):
+            (lab / "kvlab" / name).write_text(name)
+        for name in ("cyclic.json", "ttft.jsonl"):
+            (lab / "artifacts" / name).write_text(name)
+        (lab / "pyproject.toml").write_text("")
+        result = self.graded(lab)
+        assert sorted(copied[str(lab)]) == ["cyclic.json", "kvsim.py", "scenario.py", "summarize.py", "ttft.jsonl"]
+        assert result.flags == {"layout-edition": "kvlab/, artifacts/"}
+
+    def test_a_zip_is_unpacked_safely_and_graded(self, tmp_path, copied):
+        import stat
+        import zipfile
+        archive = tmp_path / "alice.zip"
+        with zipfile.ZipFile(archive, "w") as package:
+            package.writestr("lab/kvsim.py", "kvsim")
+            package.writestr("lab/cyclic.json", "{}")
+            package.writestr("../escaped.py", "x")
+            package.writestr("/absolute.py", "x")
+            link = zipfile.ZipInfo("lab/scenario.py")
+            link.external_attr = (stat.S_IFLNK | 0o777) << 16
+            package.writestr(link, "/etc/hostname")
+            package.writestr("__MACOSX/lab/._kvsim.py", "junk")
+        result = self.graded(archive)
+        assert copied[str(archive)] == {"kvsim.py": "kvsim", "cyclic.json": "{}"}
+        assert result.flags["layout-zip"] == "alice.zip (3 unsafe entries not unpacked)"
+        assert result.flags["layout-one-down"] == "lab" and not (tmp_path.parent / "escaped.py").exists()
+
+    @pytest.mark.parametrize("bound, value, detail", [("MOST_ZIP_BYTES", 1000, "too large"),
+                                                      ("MOST_ZIP_ENTRIES", 3, "too many entries")])
+    def test_a_zip_over_its_bounds_is_not_graded(self, tmp_path, copied, monkeypatch, bound, value, detail):
+        import zipfile
+        monkeypatch.setattr(grade, bound, value)
+        archive = tmp_path / "bomb.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as package:
+            for number in range(5):
+                package.writestr(f"f{number}.json", "0" * 10_000)
+        result = self.graded(archive)
+        assert result.error and result.score == 0 and result.flags["layout-zip"] == detail and not copied
+
+    def test_a_broken_zip_is_a_row(self, tmp_path, copied):
+        (tmp_path / "broken.zip").write_bytes(b"PK not really")
+        result = self.graded(tmp_path / "broken.zip")
+        assert "cannot be unpacked" in result.error and result.flags["layout-zip"] == "not a readable zip"
+
+    def test_other_sub_folders_are_refused_and_flagged(self, tmp_path, copied):
+        (tmp_path / "h" / "helpers").mkdir(parents=True)
+        (tmp_path / "h" / "kvsim.py").write_text("x")
+        (tmp_path / "h" / "helpers" / "util.py").write_text("y")
+        result = self.graded(tmp_path / "h")
+        assert copied[str(tmp_path / "h")] == {"kvsim.py": "x"} and result.flags == {"sub-folders": "helpers"}
+
+    def test_the_command_takes_a_zip(self, tmp_path, copied, capsys, monkeypatch):
+        import zipfile
+        with zipfile.ZipFile(tmp_path / "bob.zip", "w") as package:
+            package.writestr("kvsim.py", "kvsim")
+        monkeypatch.setenv(grade.NO_ISOLATION, "1")
+        assert cli.main(["grade", "--", str(tmp_path / "bob.zip")]) is None
+        assert "layout-zip: bob.zip" in capsys.readouterr().out

@@ -233,13 +233,19 @@ def step_points(course, number, report):
 
 
 def newest_mtime(folder):
-    """The newest modification time of a regular file at the top of `folder` (links not followed), or None."""
-    newest = None
+    """The newest modification time of a regular file where the grader takes the hand-in's files (the top of
+    `folder`, or the folders of a wrong layout: kvlab.instructor.grade.locate), links not followed; a .zip
+    hand-in's own time; or None."""
+    from .grade import locate
+    folder, newest = Path(folder), None
     try:
-        for path in Path(folder).iterdir():
-            if path.is_file() and not path.is_symlink():
-                mtime = path.stat().st_mtime
-                newest = mtime if newest is None else max(newest, mtime)
+        if folder.is_file() and not folder.is_symlink():
+            return folder.stat().st_mtime
+        for place in dict.fromkeys(locate(folder)[:2]):
+            for path in place.iterdir():
+                if path.is_file() and not path.is_symlink():
+                    mtime = path.stat().st_mtime
+                    newest = mtime if newest is None else max(newest, mtime)
     except OSError:
         return None
     return newest

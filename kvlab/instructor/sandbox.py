@@ -422,16 +422,21 @@ class Flags:
     unreadable: list = field(default_factory=list)      # refused: not a regular file, or no permission
     left_out: int = 0                                   # wanted files beyond MOST_FILES (or MOST_ENTRIES)
     shadows_stdlib: list = field(default_factory=list)  # copied: json.py is what the student's scripts import
+    folders: list = field(default_factory=list)         # refused: sub-folders (their files are not graded)
 
 
-def snapshot(folder, dest):
-    """Copy the hand-in's top-level *.py, *.json and ttft.jsonl files into `dest` (created); Flags."""
+def snapshot(folder, dest, only=None):
+    """Copy the hand-in's top-level *.py, *.json and ttft.jsonl files into `dest` (created); Flags.
+
+    `only` (a set of names): take those files only, and flag no sub-folder (the student edition's
+    kvlab/ and artifacts/ folders hold other files and folders of the lab's own).
+    """
     os.makedirs(dest, mode=0o700, exist_ok=True)
 
     def write(name, data):
         with open(Path(dest) / name, "xb") as copy:
             copy.write(data)
-    return _take(folder, write)
+    return _take(folder, write, only)
 
 
 def flag_items(flags):
@@ -439,9 +444,10 @@ def flag_items(flags):
     for name in ("symlinks", "compiled", "too_big", "unreadable", "shadows_stdlib"):
         yield name.replace("_", "-"), getattr(flags, name)
     yield "left-out", [str(flags.left_out)] if flags.left_out else []
+    yield "sub-folders", flags.folders
 
 
-def _take(folder, keep):
+def _take(folder, keep, only=None):
     """keep(name, data) for each file of `folder` to copy, the lab's own first; the Flags."""
     flags, wanted = Flags(), []
     with os.scandir(folder) as entries:
@@ -450,10 +456,15 @@ def _take(folder, keep):
                 flags.left_out += 1  # and the rest of the folder is not looked at
                 break
             name = entry.name
-            if name == "__pycache__" or name.endswith(COMPILED):
+            if only is not None:
+                if name in only:
+                    wanted.append(entry)
+            elif name == "__pycache__" or name.endswith(COMPILED):
                 flags.compiled.append(name)
             elif name.endswith((".py", ".json")) or name == "ttft.jsonl":
                 wanted.append(entry)
+            elif _is_folder(entry) and len(flags.folders) < MOST_FILES:
+                flags.folders.append(name)
     wanted.sort(key=lambda entry: (entry.name not in LAB_FILES, entry.name))
     flags.left_out += max(len(wanted) - MOST_FILES, 0)
     for entry in wanted[:MOST_FILES]:
@@ -462,9 +473,17 @@ def _take(folder, keep):
             keep(entry.name, data)
             flags.copied.append(entry.name)
     flags.compiled.sort()
+    flags.folders.sort()
     flags.shadows_stdlib = [name for name in flags.copied
                             if name.endswith(".py") and name[:-3] in sys.stdlib_module_names]
     return flags
+
+
+def _is_folder(entry):
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _read_one(entry, flags):

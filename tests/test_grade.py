@@ -846,6 +846,8 @@ class TestFairScoring:
         text = outputs([result])
         for piece in ("move_to_end(key)  # forgetting this", "popitem(last=False)", "_used -= evicted"):
             assert piece not in text
+
+
 class TestLayouts:
     """The common wrong layouts are graded as the student meant, and flagged; other sub-folders are flagged."""
 

@@ -44,7 +44,7 @@ from .oracle import Recording, Reference
 
 ARTIFACT_STEP, SCRIPTS = lab_table.ARTIFACTS, lab_table.SCRIPTS
 
-DEFAULT_TIMEOUT = 3.0     # seconds a student's run may take; a correct lab script takes milliseconds
+DEFAULT_TIMEOUT = 1.0     # CPU seconds a student's run may take (its cgroup's clock): a correct lab script takes milliseconds
 MOST_TIMEOUT = 600.0      # --timeout above this is a typo
 CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's source changing
 PROGRESS_FROM = 5         # show a progress line on a terminal from this many folders on

@@ -902,11 +902,6 @@ class Text:
         return self.text
 
 
-def md(text):
-    """Display `text` as Markdown (its plain form is the same text). Computed prose uses say()."""
-    _display(Text(text))
-
-
 def say(message_id, /, **params):
     """Display the catalog's message `message_id` (kvlab/messages.py) as Markdown, its plain form the same.
 

@@ -9,7 +9,7 @@ from typing import Callable, NamedTuple
 
 from ..i18n import Msg
 from .oracle import NoAnswer
-from .report import Report, Row, Wrong, hold_back, printable
+from .report import Row, Wrong, printable
 
 NOT_WRITTEN = "NotImplementedError"
 
@@ -187,11 +187,6 @@ def unanswered(rule_id, text, error):
     if error.question == "summary":
         return Row(text, True, skipped=True, rule_id=rule_id)
     return Row(text, False, "stale-expectations", rule_id=rule_id)
-
-
-def report(title, rules, outcomes, oracle, note=None):
-    """The Report of `rules` judged on their outcomes (one per rule), root cause first."""
-    return Report(title, hold_back([judge(rule, outcome, oracle) for rule, outcome in zip(rules, outcomes)]), note)
 
 
 def job_failure(outcome, module, name):

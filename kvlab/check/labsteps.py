@@ -84,8 +84,8 @@ def probe_reports(plan, numbers, build):
     outcomes = plan.execute(jobs, files)
     rows, start = {number: [] for number in numbers}, 0
     for number, spec, probe in chosen:
-        row = judge_probe(probe, outcomes[start:start + len(probe.jobs)], plan.oracle)
-        rows[number].append(row._replace(seen=None) if spec.hidden else row)
+        rows[number] += redact([judge_probe(probe, outcomes[start:start + len(probe.jobs)], plan.oracle)],
+                               [(spec, None)])
         start += len(probe.jobs)
     return {number: Report(title(number), hold_back(rows[number])) for number in numbers}
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..i18n import Msg
-from .judging import STOPPED, Raised, not_written, stub_seen
+from .judging import STOPPED, Raised, not_written, stub_seen, unanswered
 from .oracle import NoAnswer
 from .report import Row, Wrong, hold_back, printable
 
@@ -85,9 +85,7 @@ def judge_probe(probe, outcomes, oracle):
     except Wrong as wrong:
         return Row(probe.text, False, wrong.misconception, wrong.seen, rule_id=probe.id)
     except NoAnswer as error:
-        if error.question == "summary":
-            return Row(probe.text, True, skipped=True, rule_id=probe.id)
-        return Row(probe.text, False, "stale-expectations", rule_id=probe.id)
+        return unanswered(probe.id, probe.text, error)
     return Row(probe.text, True, rule_id=probe.id)
 
 
@@ -161,7 +159,5 @@ def file_row(rule_id, text_msg, text, judge, where=""):
     except Wrong as wrong:
         return Row(text_msg, False, wrong.misconception, wrong.seen, rule_id=rule_id)
     except NoAnswer as error:
-        if error.question == "summary":
-            return Row(text_msg, True, skipped=True, rule_id=rule_id)
-        return Row(text_msg, False, "stale-expectations", rule_id=rule_id)
+        return unanswered(rule_id, text_msg, error)
     return Row(text_msg, True, rule_id=rule_id)

@@ -35,6 +35,8 @@ MESSAGES = {
     "check.held-by-step": "Held back: step {step} fails above, and this step runs on your {file}. Fix step {step} first.",
     "grade.on-reference-kvsim": "Your kvsim.py fails step 1 or step 5, so this step ran your scenario.py on the lab's reference kvsim.py: one kvsim.py mistake costs only steps 1 and 5. Only each rule's verdict and hint are shown.",
     "grade.ttft-not-compared": "Step 8's numbers were not compared with a course measurement: the grader had none, and used {path}.",
+    "grade.ttft-not-compared-course": ("Step 8's ttft.jsonl was not compared with a course measurement: the course file "
+                                       "names none (kvlab course init --measurement FILE)."),
     "check.skipped": "Not checked here: this measured file is not the one the lab was released with. The grader checks it.",
 
     # --- the rules: what each one checks (ids from kvlab/steps.py) --------------------------------------

@@ -90,7 +90,7 @@ PLANTS = [
           "explanatory text is printed on stdout before the JSON.",
           (("    args = parser.parse_args(argv)\n",
             "    args = parser.parse_args(argv)\n    print(f\"Simulating {args.docs} documents\")\n"),)),
-    Plant("scenario_gpu_cpu_swapped", "scenario.py", (6, 7), "gpu-cpu-swapped",
+    Plant("scenario_gpu_cpu_swapped", "scenario.py", (2, 3, 4, 6, 7), "gpu-cpu-swapped",
           "TwoTierCache gets the CPU capacity first.",
           (("    cache = TwoTierCache(gpu, cpu)\n", "    cache = TwoTierCache(cpu, gpu)\n"),)),
     Plant("scenario_infinite_loop", "scenario.py", (2, 3, 4, 6, 7), "timeout", "a rev pass never ends.",

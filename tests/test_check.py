@@ -1,7 +1,8 @@
 """The public checks: one planted mistake gets exactly one hint, the one that names its root cause.
 
-The caches' plants are checked in this process (check.lru_cache(cls)); the scripts' plants run the
-real way, through the driver in a fresh process, as `kvlab check` runs them. tests/planted.py is the
+The caches' plants are checked here in this process (check.lru_cache(cls)), under both oracles; every
+plant, scripts' plants included, is checked the real way (the whole table, through the driver in a fresh
+process, as `kvlab check` runs it) beside `kvlab grade` in test_parity.py. tests/planted.py is the
 table of plants: every hint of the catalog is given by one of them, and every correct alternative
 passes. The student edition's oracle (keyed digests) is exercised here too, on the same plants.
 """
@@ -20,10 +21,8 @@ from kvlab.instructor.oracle import Reference
 from planted import ALTERNATIVES, ARTIFACT_PLANTS, ELSEWHERE, PLANTS, folder_with, planted_text
 
 FAST = 0.5  # seconds a planted run may take before it counts as endless (the lab's runs take milliseconds)
-SCRIPTS = [p for p in PLANTS if p.script != "kvsim.py" or not p.pieces]
 CACHES = [p for p in PLANTS if p.script == "kvsim.py" and p.pieces and p.name not in
           ("kvsim_import_loop", "kvsim_import_error", "kvsim_renames_class", "lru_not_written")]
-MODULE_LEVEL = [p for p in PLANTS if p.script == "kvsim.py" and p.pieces and p not in CACHES]
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +42,6 @@ def module_of(plant, tmp_path):
     return module
 
 
-def first_report(plant, folder, oracle_=None):
-    reports = check.steps(plant.steps, folder=folder, artifacts=False, timeout=FAST, oracle=oracle_)
-    return reports[plant.steps[0]], reports
-
-
 @pytest.mark.parametrize("plant", CACHES, ids=lambda plant: plant.name)
 def test_a_planted_cache_bug_gets_its_one_hint(plant, tmp_path, digests):
     module = module_of(plant, tmp_path)
@@ -56,14 +50,6 @@ def test_a_planted_cache_bug_gets_its_one_hint(plant, tmp_path, digests):
                   else check.two_tier_cache(module.TwoTierCache, oracle=chosen))
         assert report.misconceptions == [plant.misconception], report
         assert all(row.held for row in report.failures[1:])
-
-
-@pytest.mark.parametrize("plant", SCRIPTS + MODULE_LEVEL, ids=lambda plant: plant.name)
-def test_a_planted_script_bug_gets_its_one_hint_from_the_first_step_it_breaks(plant, tmp_path, digests):
-    folder = folder_with(plant, tmp_path)
-    first, reports = first_report(plant, folder, digests)
-    assert first.misconceptions == [plant.misconception], first
-    assert not any(reports[number].passed for number in plant.steps)
 
 
 @pytest.mark.parametrize("plant", ALTERNATIVES, ids=lambda plant: plant.name)

@@ -198,6 +198,32 @@ def test_practice_mode_is_marked_everywhere_and_feedback_is_never_replaced_witho
     assert "PRACTICE" in out
 
 
+def summary_of(path):
+    from kvlab import summarize
+    return summarize.to_json(summarize.summarize(summarize.read_records(path)))
+
+
+def test_the_course_names_its_measurement_and_nothing_else_is_compared(tmp_path, capsys, monkeypatch):
+    from kvlab import paths
+    measured = tmp_path / "data" / "ttft.jsonl"
+    measured.parent.mkdir()
+    measured.write_bytes(paths.STAND_IN_TTFT.read_bytes())
+    code, out, _ = run_cli(["course", "init", str(tmp_path / "c.toml"), "--measurement", str(measured)], capsys)
+    course = courses.load(tmp_path / "c.toml")
+    assert code == 0 and course.measurement == measured and 'measurement = "data/ttft.jsonl"' in \
+        (tmp_path / "c.toml").read_text()
+    monkeypatch.setenv("KVLAB_TTFT", str(tmp_path / "elsewhere.jsonl"))  # never read with a course
+    assert grade.lab_measurement(course).path == measured and grade.lab_measurement(course).real
+    plain = courses.load(course_file(tmp_path / "plain.toml"))
+    assert grade.lab_measurement(plain).path == paths.STAND_IN_TTFT and not grade.lab_measurement(plain).real
+    measured.write_text(measured.read_text()[:-1])  # another TA's copy differs by one character
+    with pytest.raises(courses.UserError, match="SHA-256 differs"):
+        courses.load(tmp_path / "c.toml")
+    code, _, err = run_cli(["course", "init", str(tmp_path / "d.toml"), "--measurement", str(tmp_path / "no")],
+                           capsys)
+    assert code == 2 and err.count("\n") == 1 and "no such file" in err and not (tmp_path / "d.toml").exists()
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     folder, written = tmp_path_factory.mktemp("reference"), tmp_path_factory.mktemp("artifacts")
@@ -206,20 +232,27 @@ def reference(tmp_path_factory):
     return folder
 
 
-def test_two_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path, capsys, monkeypatch):
+def test_three_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")  # the class report's chart: absent from the fast test path
     import shutil
     good, bad = tmp_path / "good", tmp_path / "bad"
     shutil.copytree(reference, good)
     shutil.copytree(reference, bad)
     (bad / "summarize.py").unlink()
-    path = course_file(tmp_path / "c.toml", 'due = 2026-12-15T23:59:00+00:00\nlate_penalty_per_day = 0.25\n'
+    dropped = tmp_path / "dropped"  # one line of its ttft.jsonl left out, and measured.json made from what is left
+    shutil.copytree(reference, dropped)
+    (dropped / "ttft.jsonl").write_text("".join((reference / "ttft.jsonl").read_text().splitlines(True)[1:]))
+    (dropped / "measured.json").write_text(summary_of(dropped / "ttft.jsonl"))
+    shutil.copy(reference / "ttft.jsonl", tmp_path / "course-ttft.jsonl")
+    measured = f'measurement = "course-ttft.jsonl"\nmeasurement_sha256 = "{courses.sha256(tmp_path / "course-ttft.jsonl")}"\n'
+    path = course_file(tmp_path / "c.toml", measured + 'due = 2026-12-15T23:59:00+00:00\nlate_penalty_per_day = 0.25\n'
                        '[roster]\ngood = "s1"\nbad = { id = "s2", submitted_at = 2026-12-16T12:00:00+00:00 }\n')
+    monkeypatch.setenv("KVLAB_TTFT", str(dropped / "ttft.jsonl"))  # ignored with a course: its measurement counts
     monkeypatch.setenv(grade.NO_ISOLATION, "1")
     monkeypatch.setattr(courses, "newest_mtime", lambda folder: datetime.datetime(2026, 12, 1).timestamp())
     code, out, err = run_cli(["grade", "--course", str(path), "--csv", str(tmp_path / "g.csv"), "--feedback",
-                              str(tmp_path / "fb"), "--report", str(tmp_path / "report"), "--", str(good), str(bad)],
-                             capsys)
+                              str(tmp_path / "fb"), "--report", str(tmp_path / "report"), "--", str(good), str(bad),
+                              str(dropped)], capsys)
     assert code == 1 and courses.load(path).fingerprint in out
     course = courses.load(path)
     rows = list(csv.reader((tmp_path / "g.csv").open()))
@@ -227,11 +260,12 @@ def test_two_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path, c
     assert rows[1][10:13] == [str(course.max_total)] * 2 + ["0"] and "identical-to-reference" in rows[1][13]
     assert rows[2][9] != str(course.step_points[8]) and rows[2][12] == "1"
     assert float(rows[2][10]) == round(sum(map(float, rows[2][2:10])) * 0.75, 2)
+    assert rows[3][1] == "dropped" and rows[3][9] != str(course.step_points[8]) and "ttft-changed" in rows[3][13]
     feedback = (tmp_path / "fb" / "s2.md").read_text()
     assert t("course.failing-step", number=8, title=t("step.8.title")) in feedback
     assert "25%" in feedback and (tmp_path / "fb" / "s2.html").read_text().startswith("<!DOCTYPE html>")
     summary = (tmp_path / "report" / "class.md").read_text()
-    assert "| 8 | summarize.py and measured.json | 1 of 2 |" in summary and "missing-file" in summary
+    assert "| 8 | summarize.py and measured.json | 1 of 3 |" in summary and "missing-file" in summary
     assert (tmp_path / "report" / "class.png").stat().st_size > 5000
     for output in [out, err, *(p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*")
                                if p.is_file() and p.parent.name in ("fb", "report") or p.name == "g.csv")]:

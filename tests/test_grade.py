@@ -6,6 +6,7 @@ folder. The hostile folders are graded in one sandboxed batch and the broken one
 return. The rest runs in this process without the sandbox: the cache, Ctrl-C, the measured file,
 and the command's output formats.
 """
+import ast
 import csv
 import hashlib
 import importlib.machinery
@@ -16,7 +17,10 @@ import re
 import socket
 import sys
 import textwrap
+import threading
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -937,3 +941,33 @@ class TestLayouts:
         monkeypatch.setenv(grade.NO_ISOLATION, "1")
         assert cli.main(["grade", "--", str(tmp_path / "bob.zip")]) is None
         assert "layout-zip: bob.zip" in capsys.readouterr().out
+
+
+def test_the_graders_ast_work_is_never_in_two_threads_at_once(tmp_path, monkeypatch):
+    """CPython 3.11's parser is not thread-safe (SystemError: AST constructor recursion depth mismatch):
+    every ast.parse of the grader, made from its grading threads, must be serialised. The parser is
+    slowed here so that two unserialised calls would overlap; the test counts the overlap."""
+    inside, most, count = [0], [0], threading.Lock()
+    parse = ast.parse
+
+    def slow_parse(*args, **kwargs):
+        with count:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            time.sleep(0.002)
+            return parse(*args, **kwargs)
+        finally:
+            with count:
+                inside[0] -= 1
+    monkeypatch.setattr(ast, "parse", slow_parse)
+    for name in grade.SCRIPTS:
+        (tmp_path / name).write_bytes((KVLAB / name).read_bytes())
+
+    def work(_):
+        grade.script_texts(tmp_path)
+        return grade.imports(tmp_path)
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(work, range(8)))
+    assert found[0]["scenario"] >= {"kvsim"} and all(each == found[0] for each in found)
+    assert most[0] == 1

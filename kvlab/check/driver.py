@@ -450,11 +450,36 @@ def read_back(names, cap):
 # The process.
 
 
+_theirs = {}  # (a module's __file__, folder) -> is_students(): asked for every module before every job
+
+
 def forget_students_modules(folder):
     """Drop the modules imported from the student's folder, so that each job imports their files afresh."""
     for name, module in list(sys.modules.items()):
-        if is_students(getattr(module, "__file__", None) or "", folder):
+        path = getattr(module, "__file__", None) or ""
+        if not isinstance(path, str):
+            path = ""
+        key = (path, folder)
+        if key not in _theirs:
+            _theirs[key] = is_students(path, folder)
+        if _theirs[key]:
             del sys.modules[name]
+
+
+def compile_imports_once():
+    """An import of a source file compiles it once per process (no .pyc is written): a module that every
+    job imports afresh, such as the student's kvsim.py, costs one compile, and a changed file another."""
+    from importlib import machinery
+
+    compile_source = machinery.SourceFileLoader.source_to_code
+
+    def source_to_code(self, data, path, *, _optimize=-1):
+        key = (path, bytes(data))
+        code = _compiled.get(key)
+        if code is None:
+            code = _compiled[key] = compile_source(self, data, path, _optimize=_optimize)
+        return code
+    machinery.SourceFileLoader.source_to_code = source_to_code
 
 
 def unshadow(folder):
@@ -481,6 +506,7 @@ def main():
     folder = os.getcwd()
     sys.path.insert(0, folder)
     sys.dont_write_bytecode = True
+    compile_imports_once()
     unshadow(folder)
     for number, job in enumerate(spec["jobs"]):
         if job["kind"] == "ops":

@@ -35,7 +35,8 @@ def variants(params):
             found.append((f"ignored:{option}", f"option-ignored-{option}"))
     found.append(("cleared", "clears-between-passes"))
     if params.get("cpu"):
-        found += [("truthy-miss", "tier-result-truthy"), ("cpu-as-gpu", "gpu-cpu-counts"), ("swapped", "gpu-cpu-swapped")]
+        found += [("truthy-miss", "tier-result-truthy"), ("cpu-as-gpu", "gpu-cpu-counts")]
+    found.append(("swapped", "gpu-cpu-swapped"))  # without --cpu too: the GPU then gets 0, every reuse a CPU load
     return found
 
 

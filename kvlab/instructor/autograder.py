@@ -154,14 +154,14 @@ def bundle_files(course_path):
     """{name: bytes} of the bundle: setup.sh, run_autograder, the wheel, the course file, ttft.jsonl, bundle.json."""
     from . import course as courses
     course = courses.load(course_path)  # a bad course file is refused now, not on Gradescope
-    ttft = paths.ttft_source()
+    ttft = course.measurement or paths.STAND_IN_TTFT  # the course's measurement (its SHA-256 checked), if it names one
     try:
         measured = ttft.read_bytes()
     except OSError as error:
         raise UserError(f"the lab's measured file {ttft} cannot be read ({error.strerror})") from None
     name, data = wheel()
     manifest = {"course": course.fingerprint, "max_total": course.max_total, "wheel": name,
-                "ttft_stand_in": paths.is_stand_in(ttft)}
+                "ttft_stand_in": course.measurement is None}
     return {"setup.sh": SETUP_SH.encode(), "run_autograder": RUN_AUTOGRADER.encode(), name: data,
             COURSE_NAME: Path(course_path).read_bytes(), TTFT_NAME: measured,
             MANIFEST: (json.dumps(manifest, indent=2) + "\n").encode()}
@@ -267,12 +267,14 @@ def grade_submission(source, submission, results_path):
     from . import course as courses, grade, sandbox
     source = Path(source)
     manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
-    os.environ["KVLAB_TTFT"] = str(source / TTFT_NAME)  # the lab's measured file, as the instructor had it
     if manifest.get("ttft_stand_in"):
         paths.STAND_IN_TTFT = source / TTFT_NAME  # the stand-in: step 8 says nothing was compared with one
-    course = courses.load(source / COURSE_NAME)
+        course = courses.load(source / COURSE_NAME)
+    else:  # the course's measurement, bundled beside it
+        course = courses.load(source / COURSE_NAME, measurement=source / TTFT_NAME)
     isolation = os.environ.get(grade.NO_ISOLATION) != "1" and sandbox.available()[0]
-    batch = grade.Batch(grade.Options(course.seed, grade.DEFAULT_TIMEOUT, isolation, course.fingerprint))
+    batch = grade.Batch(grade.Options(course.seed, grade.DEFAULT_TIMEOUT, isolation, course.fingerprint),
+                        course=course)
     if not isolation:
         batch.backend = Unprivileged()
     result = batch.grade(submission)

@@ -13,11 +13,17 @@ The course file is TOML (read with tomllib, or tomli before Python 3.11):
     [points.rules]                      # optional: a rule's weight inside its step (default: steps.py's points)
     "lru.fits-exactly" = 2
 
+    measurement = "ttft.jsonl"          # optional: the course's measured file, relative to this file, with
+    measurement_sha256 = "…"            # its SHA-256 (`kvlab course init --measurement FILE` writes both)
+
     [roster]                            # optional: folder name -> student id, or a table with submitted_at
     alice = "s1001"
     bob = { id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }
 
 How a score is made (the README's "For instructors" says the same): see `step_points` and `total`.
+Step 8 compares each hand-in's ttft.jsonl with the course's measurement; without one, it says that
+nothing was compared (the grader never takes $KVLAB_TTFT or the machine's file: a grade depends only on
+the hand-in and the course file).
 The hidden cases' seed is HMAC-SHA256(secret, "hidden-cases"): the same course file draws the same
 cases on every machine, whatever its cache or $HOME; reports show `fingerprint()` only.
 """
@@ -25,6 +31,7 @@ import datetime
 import hashlib
 import hmac
 import math
+import os
 import re
 import secrets
 import sys
@@ -42,7 +49,8 @@ else:  # pragma: no cover (3.10)
     except ModuleNotFoundError:
         tomllib = None
 
-KEYS = {"secret", "due", "late_penalty_per_day", "max_late_days", "partial_credit", "points", "roster", "name"}
+KEYS = {"secret", "due", "late_penalty_per_day", "max_late_days", "partial_credit", "points", "roster", "name",
+        "measurement", "measurement_sha256"}
 OTHER_ROW = 1          # the weight of a row that is none of the step's rules (imports, an artifact file, ttft.jsonl)
 DAY = 86400.0
 
@@ -59,6 +67,7 @@ class Course:
     max_late_days: object = None       # int, or None (no limit)
     partial: bool = True
     name: str = ""
+    measurement: object = None         # Path of the course's measured file (its SHA-256 checked), or None
 
     @property
     def seed(self):
@@ -84,11 +93,23 @@ def default_points():
     return {number: sum(spec.points for spec in step.rules) for number, step in lab_table.STEPS.items()}, rules
 
 
-def template(secret):
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def template(secret, measurement=None):
+    if measurement:
+        measured = (f'measurement = "{measurement[0]}"\nmeasurement_sha256 = "{measurement[1]}"\n')
+    else:
+        measured = ('# measurement = "ttft.jsonl"          # relative to this file\n'
+                    '# measurement_sha256 = "…"             # `kvlab course init --measurement FILE` writes both\n')
     return f'''# kvlab course file: `kvlab grade --course THIS_FILE -- handins/*/`.
 # Keep it private: its secret draws the hidden cases (anyone with it can replay them).
 secret = "{secret}"
 
+# The course's measured file: step 8 compares each hand-in's ttft.jsonl with it (and says so when the
+# course names none). Every TA needs the same file: its SHA-256 is checked.
+{measured}
 # Optional: a due date and a late policy (lateness: a roster entry's submitted_at, else the
 # newest modification time of a file in the hand-in folder).
 # due = 2026-12-15T23:59:00+00:00
@@ -111,19 +132,60 @@ partial_credit = true
 '''
 
 
-def init(path):
+def init(path, measurement=None):
+    """Write a new course file at `path`; `measurement`: the course's measured file, named relative to it."""
     path = Path(path)
     if path.exists() or path.is_symlink():
         raise UserError(f"{path} already exists: not overwriting a course file (its secret would be lost)")
     if not path.resolve().parent.is_dir():
         raise UserError(f"{path}: the folder {path.resolve().parent} does not exist")
+    measured = None
+    if measurement is not None:
+        measured = _measured_file(measurement, f"--measurement {measurement}")
+        relative = os.path.relpath(measured.resolve(), path.resolve().parent)
+        measured = (Path(relative).as_posix().replace("\\", "\\\\").replace('"', '\\"'), sha256(measured))
     try:
         with open(path, "x", encoding="utf-8") as out:  # "x": never over a file that appeared meanwhile
-            out.write(template(secrets.token_hex(32)))
+            out.write(template(secrets.token_hex(32), measured))
         path.chmod(0o600)
     except FileExistsError:
         raise UserError(f"{path} already exists: not overwriting a course file") from None
     return path
+
+
+def _measured_file(path, what):
+    """`path` if it is a measured file that summarize.py reads; UserError (one line) if not."""
+    from .. import summarize
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{what}: no such file")
+    try:
+        summarize.read_records(path)
+    except OSError as error:
+        raise UserError(f"{what}: cannot be read ({error.strerror})") from None
+    except summarize.InputError as error:
+        raise UserError(f"{what}: not a measured file ({error})") from None
+    return path
+
+
+def _measurement(data, path, where, instead):
+    """The course's measured file, its SHA-256 checked; None if the course names none."""
+    if "measurement" not in data:
+        if "measurement_sha256" in data:
+            raise UserError(f"{where}: measurement_sha256 without measurement")
+        return None
+    named, digest = data["measurement"], data.get("measurement_sha256")
+    if not isinstance(named, str) or not named:
+        raise UserError(f"{where}: measurement must be the path of the measured file, relative to the course file")
+    if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise UserError(f"{where}: measurement_sha256 must be the file's SHA-256 (64 hex digits; "
+                        "kvlab course init --measurement FILE writes it)")
+    measured = Path(instead) if instead else Path(path).resolve().parent / named
+    measured = _measured_file(measured, f"{where}: measurement {named}")
+    if sha256(measured) != digest:
+        raise UserError(f"{where}: measurement {named} is not the course's file (its SHA-256 differs from "
+                        "measurement_sha256): every TA must grade with the same measurement")
+    return measured
 
 
 def _moment(value, what):
@@ -143,8 +205,11 @@ def _number(value, what, low, high=None, whole=False):
     return value
 
 
-def load(path):
-    """The Course in `path`; UserError (one line) on any problem."""
+def load(path, measurement=None):
+    """The Course in `path`; UserError (one line) on any problem.
+
+    `measurement`: a copy of the course's measured file to use in place of the one it names (the
+    Gradescope bundle's); its SHA-256 must be the course's all the same."""
     if tomllib is None:
         raise UserError("reading a course file needs tomli on Python 3.10: pip install tomli")
     try:
@@ -206,7 +271,9 @@ def load(path):
     partial = data.get("partial_credit", True)
     if not isinstance(partial, bool):
         raise UserError(f"{where}: partial_credit must be true or false")
-    return Course(secret, steps, rules, roster, submitted, due, float(penalty), most, partial, str(data.get("name", "")))
+    measured = _measurement(data, path, where, measurement)
+    return Course(secret, steps, rules, roster, submitted, due, float(penalty), most, partial, str(data.get("name", "")),
+                  measured)
 
 
 # --- scores ---------------------------------------------------------------------------------------------
@@ -298,13 +365,16 @@ def add_arguments(parser):
     start = actions.add_parser("init", help="write a new course file with a fresh random secret "
                                             "(refuses to overwrite one)")
     start.add_argument("file", metavar="COURSE.toml")
+    start.add_argument("--measurement", metavar="TTFT.jsonl",
+                       help="the course's measured file: step 8 compares each hand-in's ttft.jsonl with it")
 
 
 def run(args):
     if args.action == "init":
-        path = init(args.file)
+        path = init(args.file, args.measurement)
         course = load(path)
-        print(f"wrote {path} (course {course.fingerprint}); keep it private: its secret draws the hidden cases")
+        measured = f", measurement {course.measurement}" if course.measurement else ", no measurement named"
+        print(f"wrote {path} (course {course.fingerprint}{measured}); keep it private: its secret draws the hidden cases")
     return 0
 
 

@@ -247,15 +247,24 @@ class Measurement(NamedTuple):
     real: bool
 
 
-def lab_measurement():
-    """The lab's measured file (paths.ttft_source()); UserError if it cannot be read."""
-    path = paths.ttft_source()
+def lab_measurement(course=None):
+    """The measured file hand-ins are compared with; UserError if it cannot be read.
+
+    In practice mode: paths.ttft_source() (compared unless it is the stand-in). With a course: the
+    course's measurement, always compared; if the course names none, the stand-in, never compared (a
+    grade depends on the hand-in and the course file only, never on $KVLAB_TTFT or this machine's file).
+    """
+    if course is not None:
+        path = course.measurement or paths.STAND_IN_TTFT
+    else:
+        path = paths.ttft_source()
     try:
         records = summarize.read_records(path)
         lines = paths.measured_lines(path)
     except (OSError, summarize.InputError) as error:
         raise UserError(f"the lab's measured file cannot be read: {error}") from None
-    return Measurement(path, lines, records, not paths.is_stand_in(path))
+    compared = bool(course.measurement) if course is not None else not paths.is_stand_in(path)
+    return Measurement(path, lines, records, compared)
 
 
 def own_measurement(copy, refused):
@@ -469,12 +478,13 @@ class Interrupted(Exception):
 class Batch:
     """What the folders of one run share: the options, the reference, the oracle, the cache, a stop switch."""
 
-    def __init__(self, options=Options(), cache=None):
+    def __init__(self, options=Options(), cache=None, course=None):
         self.options, self.cache = options, Path(cache) if cache else None
-        self.lab = lab_measurement()
+        self.lab = lab_measurement(course)
+        self.in_course = course is not None
         self.reference = reference_scripts()
         self.oracle = Recording(Reference())
-        self.source = source_digest(options.isolation) if cache else ""
+        self.source = source_digest(options.isolation, self.lab.path) if cache else ""
         self.stop = threading.Event()
         self.backend = None  # without isolation: run_jobs' backend (None: a plain child; the autograder's own)
 
@@ -524,10 +534,11 @@ class Batch:
             backend = sandbox.Bubblewrap(budget=budget) if isolation else self.backend  # each takes a free slot
             plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle,
                                  seed=self.options.seed, lab_lines=(own or self.lab).lines)
-            with ThreadPoolExecutor(len(PROCESSES)) as processes:  # independent: a loop in one does not wait
-                parts = [processes.submit(labsteps.check_steps, plan, steps=steps) for steps in PROCESSES]
-                reports = {number: report for part in parts for number, report in part.result().items()}
-            replaced = self.on_reference_kvsim(copy, backend, kinds, plan, reports)
+            with ThreadPoolExecutor(2) as processes:  # independent: a loop in one does not wait
+                summarized = processes.submit(labsteps.check_steps, plan, steps=lab_table.PROCESSES["summarize"])
+                reports = labsteps.check_steps(plan, steps=lab_table.PROCESSES["kvsim"])
+                replaced = self.scenario_steps(copy, backend, kinds, plan, reports)
+                reports.update(summarized.result())
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
         extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():
@@ -539,8 +550,9 @@ class Batch:
             report = reports[number]
             reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
         reports = labsteps.hold_after_earlier(reports, replaced)
-        if not self.lab.real:  # the stand-in, not a course measurement: say that step 8 compared nothing with one
-            reports[8].note = Msg("grade.ttft-not-compared", path=str(self.lab.path))
+        if not self.lab.real:  # no course measurement: say that step 8 compared nothing with one
+            reports[8].note = (Msg("grade.ttft-not-compared-course") if self.in_course
+                               else Msg("grade.ttft-not-compared", path=str(self.lab.path)))
         for number, cause in causes(copy, found).items():
             if not reports[number].passed:
                 reports[number] = explain(reports[number], cause)
@@ -554,13 +566,18 @@ class Batch:
         return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
                      fingerprint=fingerprint(texts), volatile=bool(kinds & VOLATILE))
 
-    def on_reference_kvsim(self, copy, backend, kinds, plan, reports):
-        """Fair scoring: when the student's kvsim.py fails (step 1 or 5), grade scenario.py again on the
-        reference kvsim.py, so that one kvsim.py bug costs only steps 1 and 5. The reference is then beside
-        the student's code, which could read and print it: nothing of that run but each rule's verdict and
-        hint reaches the report (no value, no text it printed). Returns the steps replaced: (1, 5) or ()."""
+    def scenario_steps(self, copy, backend, kinds, plan, reports):
+        """Add the scenario steps to `reports` (which has the kvsim steps); the steps replaced: (1, 5) or ().
+
+        Fair scoring: when the student's kvsim.py fails (step 1 or 5), scenario.py is graded on the
+        reference kvsim.py instead, so that one kvsim.py bug costs only steps 1 and 5 (and no run of
+        scenario.py on the failing kvsim.py is made, whose verdicts would be thrown away). The reference
+        is then beside the student's code, which could read and print it: nothing of that run but each
+        rule's verdict and hint reaches the report (no value, no text it printed)."""
         kvsim_steps = lab_table.PROCESSES["kvsim"]
+        scenario_steps = lab_table.PROCESSES["scenario"]
         if all(reports[number].passed for number in kvsim_steps) or not (Path(copy) / "scenario.py").is_file():
+            reports.update(labsteps.check_steps(plan, steps=scenario_steps))
             return ()
         with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-") as scratch:
             other = Path(scratch)
@@ -570,7 +587,6 @@ class Batch:
             shutil.copyfile(Path(__file__).resolve().parent.parent / "kvsim.py", other / "kvsim.py")
             again = labsteps.Plan(execute=self.executor(other, backend, kinds), oracle=plan.oracle, seed=plan.seed,
                                   lab_lines=plan.lab_lines)
-            scenario_steps = lab_table.PROCESSES["scenario"]
             fresh = labsteps.check_steps(again, steps=scenario_steps)
         note = Msg("grade.on-reference-kvsim")
         for number in scenario_steps:
@@ -635,13 +651,13 @@ class Batch:
             pass  # a cache that cannot be written only costs time
 
 
-def source_digest(isolation):
+def source_digest(isolation, measured):
     """A hash of what grades depend on besides the folder: kvlab's source, the lab's file, the interpreter."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(sys.version.encode())
     for path in sorted(package.rglob("*.py")):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(paths.ttft_source().read_bytes())
+    digest.update(Path(measured).read_bytes())
     python = sandbox.interpreter().path if isolation and sandbox.interpreter() else sys.executable
     status = os.stat(python)
     digest.update(f"{python}|{status.st_size}|{status.st_mtime_ns}".encode())
@@ -651,14 +667,14 @@ def source_digest(isolation):
 # --- many folders -------------------------------------------------------------------------------------
 
 def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=None, cache=None, progress=None,
-              finished=None, course=""):
+              finished=None, course=None):
     """(a Grade for each folder in order, whatever it contains; whether Ctrl-C stopped the run).
 
     `jobs` folders are graded at once (default: the number of cores). Ctrl-C stops the run: the
     folders graded so far keep their grades, the others say they were not graded. `finished(grade)` is
     called as each folder's grade is made (the gradebook is written as folders finish).
     """
-    batch = Batch(Options(seed, timeout, isolation, course), cache)
+    batch = Batch(Options(seed, timeout, isolation, course.fingerprint if course else ""), cache, course)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(folders) or 1, MOST_JOBS))
     grades, done, lock = [None] * len(folders), [0], threading.Lock()
 
@@ -866,7 +882,7 @@ def run(args):
             book.add(grade)
     book = Gradebook(args.csv, render) if args.csv else None
     grades, interrupted = grade_all(args.folder, args.seed, args.timeout, isolation, args.jobs or None, cache, show,
-                                    finished=finished, course=course.fingerprint if course else "")
+                                    finished=finished, course=course)
     for grade in grades:
         grade.practice = practice
     if show:

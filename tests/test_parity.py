@@ -1,0 +1,143 @@
+"""Parity: every planted bug fails the same steps with the same hint under `kvlab check` and `kvlab grade`.
+
+Each plant of tests/planted.py (and each artifact plant) becomes a whole hand-in: the reference scripts with
+the plant's one bug, the reference's artifacts and the lab's ttft.jsonl. The class is graded once, as
+`kvlab grade` grades it (hidden cases from a course seed, plain child processes: the sandbox is proven in
+test_grade.py and test_hostile_sandbox.py), and each folder is checked once as `kvlab check` checks it (the
+student edition's digests, public rules, every step). Both run their jobs through one memo: a job on
+the same Python files, with the same files written beside them, is run once and its outcome reused (the
+driver imports the student's files afresh for every job, so a job's outcome depends on nothing else).
+The public rules' jobs are the same in both, and hand-ins that share a script share its jobs: the class
+costs about half its processes. A run that timed out, flooded or was stopped is never reused. Then, for
+every plant:
+- the first step with a hint, and that hint, are the same under both, and they are the plant's own (for a
+  plant that leaves a file out: "missing-file", at the first step written in that file);
+- the grader fails no step that the check passes;
+- a step that the check fails and the grader passes was graded on the reference kvsim.py (fair scoring),
+  and says so.
+"""
+import copy
+import hashlib
+import json
+import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from kvlab import check
+from kvlab.check import oracle, run
+from kvlab.i18n import Msg
+from kvlab.instructor import artifacts, grade, release
+from kvlab import steps as lab_table
+from planted import ARTIFACT_PLANTS, DELETED, PLANTS, ROOT, folder_with, planted_text
+
+FAST = 0.5           # CPU seconds a run may take before it counts as endless (the lab's runs take milliseconds)
+COURSE_SEED = "5eed" * 16  # a course's keyed seed: the hidden cases are drawn as `--course` draws them
+
+
+REUSED = ("ok", "crash", "exit", "missing")  # the outcomes a job gives every time it runs on the same files
+
+
+def memoized(real):
+    """run_jobs(...) that runs each distinct job once: keyed by the job, the files given, and the Python files of
+    the folder that the job's file imports (as grade.imports() reads them), itself included."""
+    memo, parsed, lock = {}, {}, threading.Lock()  # parsed: {the folder's Python files: grade.imports()}
+
+    def sources(folder, job, imported):
+        todo, seen = [(job.get("script") or job["module"] + ".py")[:-3]], set()
+        while todo:
+            name = todo.pop()
+            if name not in seen and name in imported:
+                seen.add(name)
+                todo += imported[name]
+        digest = hashlib.sha256()
+        for name in sorted(seen):
+            digest.update(name.encode() + b"\0" + (Path(folder) / f"{name}.py").read_bytes() + b"\0")
+        return digest.hexdigest()
+
+    def run_jobs(folder, jobs, *, files=None, **options):
+        given = hashlib.sha256(json.dumps([files or {}, options.get("timeout")], sort_keys=True).encode()).hexdigest()
+        everything = hashlib.sha256(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
+                                             for path in sorted(Path(folder).glob("*.py")))).hexdigest()
+        with lock:
+            imported = parsed.get(everything)
+        if imported is None:
+            imported = parsed.setdefault(everything, grade.imports(folder))
+        keys = [json.dumps([sources(folder, job, imported), given, job], sort_keys=True) for job in jobs]
+        with lock:
+            missing = [number for number, key in enumerate(keys) if key not in memo]
+        fresh = dict(zip(missing, real(folder, [jobs[number] for number in missing], files=files, **options)
+                         if missing else ()))
+        with lock:
+            memo.update((keys[number], outcome) for number, outcome in fresh.items()
+                        if outcome.get("kind") in REUSED)
+            return [fresh[number] if number in fresh else copy.deepcopy(memo[key]) for number, key in enumerate(keys)]
+    return run_jobs
+
+
+def first_hint(reports):
+    """(step, [its misconceptions]) of the first step that gives a hint, or (None, [])."""
+    return next(((number, report.misconceptions) for number, report in reports.items() if report.misconceptions),
+                (None, []))
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """{plant name: (the check's reports, the grader's Grade, the plant's first step, its hint)}."""
+    root = tmp_path_factory.mktemp("parity")
+    digests = root / "digests.json"
+    digests.write_text(release.digests_file(release.expectations(), salt="parity-salt"))
+    written = root / "artifacts"
+    artifacts.write(written)
+
+    def handin(plant_folder):
+        for path in written.iterdir():
+            shutil.copy(path, plant_folder / path.name)
+        shutil.copy(ROOT / "fixtures" / "ttft.jsonl", plant_folder / "ttft.jsonl")
+        return plant_folder
+
+    cases = {}
+    for plant in PLANTS:
+        folder = folder_with(plant, root / "class" / plant.name)
+        step, hint = plant.steps[0], plant.misconception
+        if planted_text(plant) == DELETED:  # a file left out: the whole table names it first, at its first step
+            step, hint = next(number for number, s in lab_table.STEPS.items() if s.file == plant.script), "missing-file"
+        cases[plant.name] = (handin(folder), step, hint)
+    for plant in ARTIFACT_PLANTS:
+        folder = root / "class" / plant.name
+        shutil.copytree(root / "class" / PLANTS[0].name, folder)
+        shutil.copy(ROOT / "kvlab" / PLANTS[0].script, folder / PLANTS[0].script)  # the reference: no bug
+        plant.change(folder)
+        cases[plant.name] = (folder, plant.step, plant.misconception)
+    folders = [folder for folder, _, _ in cases.values()]
+    shared, student_oracle = memoized(run.run_jobs), oracle.Digests(digests)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run, "run_jobs", shared)  # what kvlab check's executor calls
+        patch.setattr(grade, "run_jobs", shared)
+        grades, interrupted = grade.grade_all(folders, seed=COURSE_SEED, timeout=FAST, isolation=False, jobs=2)
+        with ThreadPoolExecutor(2) as pool:
+            checked = list(pool.map(lambda folder: check.steps(folder=folder, artifacts=folder, timeout=FAST,
+                                                               oracle=student_oracle), folders))
+    assert not interrupted
+    return {name: (reports, graded, step, hint)
+            for (name, (_, step, hint)), reports, graded in zip(cases.items(), checked, grades)}
+
+
+NAMES = [plant.name for plant in PLANTS] + [plant.name for plant in ARTIFACT_PLANTS]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_and_grade_give_the_plant_its_one_hint_on_the_same_steps(both, name):
+    checked, graded, step, hint = both[name]
+    assert not graded.error, graded.error
+    expected = (step, [hint]) if hint else (step,)
+    for reports in (checked, graded.steps):
+        found = first_hint(reports)
+        assert found[:len(expected)] == expected, (name, found)
+    failing_in_check = {number for number, report in checked.items() if not report.passed}
+    failing_in_grade = {number for number, report in graded.steps.items() if not report.passed}
+    assert failing_in_grade <= failing_in_check, (name, failing_in_grade - failing_in_check)
+    for number in failing_in_check - failing_in_grade:
+        assert graded.steps[number].note == Msg("grade.on-reference-kvsim"), (name, number)

@@ -921,7 +921,7 @@ def compare_prediction(prediction, answer, what, tolerance=None):
     `answer` is the value, or a function of no arguments that computes it (then a crash or a stub in the
     student's code is one line, after the prediction). `what` is the catalog id of what was predicted.
     A blank prediction (`...`) is fine: the computed answer still shows. `tolerance`: numbers that close
-    agree. Returns the answer (None when the student's code stopped).
+    agree. Returns None, so that the cell shows only the sentence.
     """
     label = t(what)
     if callable(answer):
@@ -935,14 +935,13 @@ def compare_prediction(prediction, answer, what, tolerance=None):
                 say("notebook.prediction-stopped-blank", what=label, line=str(line))
             else:
                 say("notebook.prediction-stopped", what=label, prediction=_predicted(prediction), line=str(line))
-            return None
+            return
     if prediction is BLANK:
         say("notebook.prediction-blank", what=label, value=_predicted(answer))
     else:
         same = _agree(prediction, answer, tolerance)
         say("notebook.prediction-same" if same else "notebook.prediction-differs", what=label, prediction=_predicted(prediction),
             value=_predicted(answer))
-    return answer
 
 
 def _agree(prediction, answer, tolerance):

@@ -135,7 +135,10 @@ def _passes(ax, recording, docs, tier):
         if start:
             ax.axhline(start - 0.5, color="black", linewidth=1)
         tally = counts[recording[start].pass_number]
-        if len(recording[start].held) == 1:  # one tier: an LRUCache
+        hit_docs = [read.key for read in recording[start:end] if read.outcome in ("hit", "gpu")]
+        if len(recording[start].held) == 1 and 0 < len(hit_docs) < end - start:  # some hits: which ones
+            text = t("notebook.timeline-pass-hit-docs", n=len(hit_docs), docs=", ".join(map(str, hit_docs)))
+        elif len(recording[start].held) == 1:  # one tier: an LRUCache
             text = t("notebook.timeline-pass-hits", n=tally.get("hit", 0))
         elif tier == "gpu":
             text = t("notebook.timeline-pass-gpu", n=tally.get("gpu", 0))
@@ -161,7 +164,7 @@ def _legend(seen):
 
 
 def slider(draw_at, *, value, stop, step=1, start=0, label=None):
-    """A capacity slider that redraws `draw_at(capacity)`; without ipywidgets, one line says how to get it.
+    """Show a capacity slider that redraws `draw_at(capacity)`; without ipywidgets, one line says how to get it.
 
     A crash in the student's code shows the notebook's one line under the slider, never a traceback.
     """
@@ -195,4 +198,3 @@ def slider(draw_at, *, value, stop, step=1, start=0, label=None):
     capacity.observe(redraw, names="value")
     redraw()
     display(ipywidgets.VBox([capacity, out]))
-    return capacity

@@ -328,6 +328,26 @@ MESSAGES = {
     "notebook.plot-pass": "pass",
     "notebook.plot-summary-y": "time to first token (ms)",
     "notebook.plot-summary-suptitle": "TTFT per pass; ratio = baseline / lmcache (above 1: lmcache is faster)",
+    "notebook.timeline-title": "{docs} documents × {tokens:,} tokens, read {passes}: the cache after every read",
+    "notebook.timeline-lru": "your LRUCache({capacity:,})\n{fit} whole documents fit",
+    "notebook.timeline-gpu-tier": "GPU tier: {capacity:,} tokens\n{fit} whole documents fit",
+    "notebook.timeline-cpu-tier": "CPU tier: {capacity:,} tokens\n{fit} whole documents fit",
+    "notebook.timeline-x": "document",
+    "notebook.timeline-y": "reads, in order (top to bottom)",
+    "notebook.timeline-pass": "pass {number} ({order})",
+    "notebook.timeline-pass-hits": ("{n} hit", "{n} hits"),
+    "notebook.timeline-pass-hit-docs": ("{n} hit:\n{docs}", "{n} hits:\n{docs}"),
+    "notebook.timeline-pass-gpu": ("{n} GPU hit", "{n} GPU hits"),
+    "notebook.timeline-pass-cpu": ("{n} load", "{n} loads"),
+    "notebook.timeline-held": "in the cache after the read",
+    "notebook.timeline-hit": "read: hit",
+    "notebook.timeline-gpu": "read: GPU hit",
+    "notebook.timeline-cpu": "read: loaded from CPU",
+    "notebook.timeline-miss": "read: miss (then stored)",
+    "notebook.timeline-evicted": "evicted by this read",
+    "notebook.timeline-slider": "GPU capacity (tokens)",
+    "notebook.timeline-no-slider": ("A slider can redraw this figure at any capacity. It needs ipywidgets: run "
+                                    "`pip install ipywidgets` (or `pip install -e '.[lab]'`), then restart the kernel."),
     # kvlab notebooks (kvlab/nbrun.py)
     "notebook.run-took": "{notebook} {seconds} s",
     "notebook.run-cell-failed": "{notebook}: cell {cell} failed: {error}",
@@ -407,29 +427,32 @@ MESSAGES = {
     "nb.03.figure-title": "Your gpu_cliff: {docs} documents × {tokens:,} tokens, read fwd then fwd",
     "nb.03.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nall documents fit",
     "nb.03.figure-marked": "the capacities recorded",
-    "nb.03.answer": ("**Answer.** A pass in the same order returns to a document only after reading all the others, "
-                     "and LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, "
-                     "each miss evicts the document read `gpu // tokens` reads earlier, the one the next pass needs "
-                     "soonest, so each document is gone before its turn (notebook 02 traced it). Only at {total:,} = "
-                     "{docs} × {tokens:,}, the size of all the documents, does nothing need evicting, and all {docs} "
-                     "hit."),
-    "nb.03.answer-grown": ("**Answer.** A pass in the same order returns to a document only after reading all the "
-                           "others, and LRU keeps only the last `gpu // tokens` documents read. Unless that is every "
-                           "document, each miss evicts the document read `gpu // tokens` reads earlier, the one the "
-                           "next pass needs soonest, so each document is gone before its turn (notebook 02 traced "
-                           "it). Going from {low:,} to {high:,} tokens ({factor:.2f}×) raises the documents kept "
-                           "from {kept_low} to {kept_high}, but each of them is still evicted before its turn. Only "
-                           "at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need "
-                           "evicting, and all {docs} hit."),
-    "nb.03.answer-more-than-double": ("**Answer.** A pass in the same order returns to a document only after reading "
-                                      "all the others, and LRU keeps only the last `gpu // tokens` documents read. "
-                                      "Unless that is every document, each miss evicts the document read `gpu // "
-                                      "tokens` reads earlier, the one the next pass needs soonest, so each document "
-                                      "is gone before its turn (notebook 02 traced it). Going from {low:,} to "
-                                      "{high:,} tokens ({factor:.2f}×, more than double) raises the documents kept "
-                                      "from {kept_low} to {kept_high}, but each of them is still evicted before its "
-                                      "turn. Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, "
-                                      "does nothing need evicting, and all {docs} hit."),
+    "nb.03.answer": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.answer-grown": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Going from {low:,} to {high:,} tokens ({factor:.2f}×) raises the documents kept from {kept_low} to "
+        "{kept_high}. Each of them is still evicted before its turn. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.answer-nearly-double": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Going from {low:,} to {high:,} tokens ({factor:.2f}×, nearly double) raises the documents kept from "
+        "{kept_low} to {kept_high}. Each of them is still evicted before its turn. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.figure-point": ("{capacity:,} tokens: {n} hit", "{capacity:,} tokens: {n} hits"),
     "nb.04.cpu-zero-same": "{reads} reads, the same answers from both caches; the CPU tier holds {cpu}",
     "nb.04.cpu-zero-differs": "{reads} reads, and the answers of the two caches differ; the CPU tier holds {cpu}",
     "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
@@ -482,13 +505,15 @@ MESSAGES = {
     "nb.05.tiers-after-pass-1": "after pass 1, GPU tier: {gpu}  CPU tier: {cpu}",
     "nb.05.nothing-overflows": ("With these parameters the GPU holds every document: nothing overflows, and the CPU "
                                 "tier is not needed."),
-    "nb.05.answer": ("**Answer. All documents.** A miss is stored in *both* tiers (rule 3), so the CPU tier also "
-                     "holds copies of what the GPU holds: of its {places} places, {shared} hold documents the GPU "
-                     "holds too, and it keeps only the last {places} documents read. The CPU tier is itself an LRU "
-                     "cache under a same-order scan, with the same cliff: the second pass starts with document 0, "
-                     "which neither tier holds, and every miss then evicts the next document the pass needs. Only "
+    "nb.05.answer": ("**Answer. All documents.** The CPU tier is an LRU cache of the GPU's misses. Every miss is "
+                     "stored in *both* tiers (rule 3). So the CPU tier also holds copies of what the GPU holds. "
+                     "Sized for the overflow, it has {places} places, and {shared} of them hold documents that the "
+                     "GPU holds too. Like any LRU cache under a "
+                     "same-order scan, it has a cliff. The second pass starts with document 0, which neither tier "
+                     "holds. Then every miss evicts, in the CPU tier, the next document that the pass needs. Only "
                      "when the CPU tier holds every document, `docs × tokens` = {total:,} tokens, does the second "
                      "pass load them all back."),
+    "nb.05.slider": "CPU capacity (tokens)",
     "nb.05.answer-gpu-holds-all": ("**Answer.** With these parameters the GPU alone holds all {docs} documents, so "
                                    "the second pass needs no CPU tier at all; at the lab's GPU the answer is all "
                                    "documents (re-run with the defaults)."),

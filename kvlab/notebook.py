@@ -402,6 +402,25 @@ def _one_line(shell, etype, value, tb, tb_offset=None):
     return None
 
 
+def current_cell():
+    """The source of the cell running now (a widget's callback runs later, after other cells)."""
+    return _session.cell
+
+
+def show_error(error, cell):
+    """Show `error`, raised in a widget's callback made by `cell`, as that cell would: one line where the lab
+    expects one, else Python's traceback."""
+    running, _session.cell = _session.cell, cell
+    try:
+        line = _line_for(type(error), error, error.__traceback__)
+    finally:
+        _session.cell = running
+    if line is None:
+        traceback.print_exception(type(error), error, error.__traceback__)
+    else:
+        show_line(line)
+
+
 def _line_for(etype, value, tb):
     """The Line for an exception, or None when it is not one the lab turns into a line."""
     frames = list(traceback.walk_tb(tb))

@@ -185,6 +185,7 @@ def test_the_notebooks_messages_are_whole_and_in_their_section():
     used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "nbrun.py").read_text()))
     used |= set(re.findall(r'"(nb\.06\.[\w.-]+)"', (ROOT / "kvlab" / "ttft.py").read_text()))
     used |= set(re.findall(r'"(notebook\.plot-[\w.-]+)"', (ROOT / "kvlab" / "plots.py").read_text()))
+    used |= set(re.findall(r'"(notebook\.timeline-[\w.-]+)"', (ROOT / "kvlab" / "timeline.py").read_text()))
     ours = {message_id for message_id in MESSAGES if message_id.startswith(("nb.", "notebook."))}
     assert used - {"notebook.finish-"} <= ours, used - ours  # (a prefix the code tests for)
     for message_id in ours:

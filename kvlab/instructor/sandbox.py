@@ -389,6 +389,11 @@ def _under(path, folder):
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+def trial_command(code):
+    """The bwrap command that runs `python -I -S -c code` in the sandbox the driver gets (no files of a hand-in)."""
+    return [shutil.which("bwrap"), *_mounts(interpreter()), interpreter().path, "-I", "-S", "-c", code]
+
+
 @functools.cache
 def available():
     """(True, "") if Bubblewrap can run here, else (False, one line saying why and what to do)."""
@@ -397,7 +402,7 @@ def available():
     if interpreter() is None:
         return False, ("no Python >= 3.10 that the sandbox's user can read: install python3 "
                        "(apt-get install python3), or set KVLAB_NO_ISOLATION=1 for trusted code")
-    trial = [shutil.which("bwrap"), *_mounts(interpreter()), interpreter().path, "-I", "-S", "-c", ""]
+    trial = trial_command("")
     try:
         with _slot() as slot:
             done = subprocess.run(trial, capture_output=True, text=True, timeout=PROBE_TIMEOUT, **_identity(slot))

@@ -22,6 +22,7 @@ COMMANDS = {
     "course": "kvlab.instructor.course",
     "autograder": "kvlab.instructor.autograder",
     "release": "kvlab.instructor.release",
+    "i18n": "kvlab.instructor.catalogs",
 }
 
 

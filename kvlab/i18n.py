@@ -181,9 +181,9 @@ def placeholders(text):
 
 
 def fields(text):
-    """Each placeholder of a text with its format: sorted [(name, conversion, spec)], e.g. [("count", None, ",")]."""
-    return sorted((field, conversion or "", spec or "") for _, field, spec, conversion
-                  in string.Formatter().parse(text) if field is not None)
+    """The placeholders of a text with their formats: sorted [(name, conversion, spec)], e.g. [("count", "", ",")]."""
+    return sorted({(field, conversion or "", spec or "") for _, field, spec, conversion
+                   in string.Formatter().parse(text) if field is not None})
 
 
 class Msg:

@@ -39,9 +39,9 @@ class UnknownLanguage(ValueError):
     """A language kvlab has no catalog for."""
 
 
-def catalog_path(language, locale=LOCALE):
+def catalog_path(language, locale=None):
     """Where the catalog of `language` lives: locale/LANG/LC_MESSAGES/kvlab.po (as gettext keeps them)."""
-    return Path(locale) / language / "LC_MESSAGES" / "kvlab.po"
+    return Path(locale or LOCALE) / language / "LC_MESSAGES" / "kvlab.po"
 
 
 def _edition_default():
@@ -131,12 +131,12 @@ def read_po(text):
 
 
 @lru_cache(maxsize=None)
-def catalog(language, locale=LOCALE):
-    """{message id: Entry} of a language's catalog ({} for English, or if the file is not there)."""
+def catalog(language, locale=None):
+    """{message id: Entry} of a language's catalog in `locale` (default kvlab/locale/); {} for English or no file."""
     if language == SOURCE:
         return {}
     try:
-        text = catalog_path(language, locale).read_text(encoding="utf-8")
+        text = catalog_path(language, locale or LOCALE).read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     return read_po(text)

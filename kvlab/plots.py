@@ -5,6 +5,7 @@ Each function returns (fig, ax) so a notebook can adjust the figure before showi
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
+from . import fonts
 from .i18n import t
 
 COLORS = {"baseline": "tab:red", "lmcache": "tab:blue"}
@@ -20,6 +21,7 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
 
     Capacities may be strings, as gpu_cliff and cpu_cliff return them.
     """
+    fonts.use()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     capacities, counts = zip(*sorted((int(c), n) for c, n in sweep.items()))
     ax.step(capacities, counts, where="post", color="0.35", linewidth=1.5, label=t("notebook.plot-dense-sweep"))
@@ -49,6 +51,7 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
 
 def ttft_by_request(frame, note=None):
     """Every request's TTFT in read order, passes side by side, log scale; `note` says where the data is from."""
+    fonts.use()
     fig, ax = plt.subplots(figsize=(9, 4.6))
     passes = list(dict.fromkeys(frame["pass"]))
     ticks, labels, start = [], [], 0
@@ -82,6 +85,7 @@ def ttft_by_request(frame, note=None):
 
 def ttft_summary(summary, note=None):
     """p50 and mean TTFT per pass, baseline vs lmcache bars, each pair labelled with its ratio."""
+    fonts.use()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     passes = list(summary["ratio"])
     width = 0.38

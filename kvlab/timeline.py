@@ -9,6 +9,7 @@ figure. Nothing here simulates a cache: every state drawn comes from the cache p
 """
 from collections import namedtuple
 
+from . import fonts
 from .i18n import t
 
 # One read: its pass (1, 2, ...), the key read, what access() returned ("hit", "miss", "gpu", "cpu"), and for
@@ -85,6 +86,7 @@ def draw(panels, docs, title, columns=None):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
+    fonts.use()
     rows = max(len(recording) for _, recording, _ in panels)
     columns = columns or len(panels)
     lines = -(-len(panels) // columns)

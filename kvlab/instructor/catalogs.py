@@ -40,7 +40,7 @@ def _english(entry):
     return (entry.msgid, entry.msgid_plural) if entry.msgid_plural else entry.msgid
 
 
-def update(language, locale=LOCALE, messages=MESSAGES):
+def update(language, locale=None, messages=MESSAGES):
     """Bring one catalog up to date with `messages`; {"added", "fuzzy", "obsolete"}: ids."""
     polib = _polib()
     path = catalog_path(language, locale)
@@ -87,7 +87,7 @@ def update(language, locale=LOCALE, messages=MESSAGES):
     return changes
 
 
-def status(language, locale=LOCALE, messages=MESSAGES):
+def status(language, locale=None, messages=MESSAGES):
     """{"ok", "fuzzy", "stale", "untranslated", "obsolete"}: ids, for one catalog."""
     entries = catalog(language, locale)
     found = {"ok": [], "fuzzy": [], "stale": [], "untranslated": [], "obsolete": []}

@@ -1,0 +1,163 @@
+"""The translations: every message of kvlab/messages.py translated, current, and rendered in a font that has it.
+
+A failure here lists the entries to work on. To fix one: `python -m kvlab i18n update` (new ids are added
+untranslated, changed English becomes fuzzy with the old English as `#| msgid`), translate the entries in
+kvlab/locale/LANG/LC_MESSAGES/kvlab.po, remove their fuzzy flag, and `python -m kvlab i18n status`.
+"""
+import re
+
+import pytest
+
+from kvlab import i18n
+from kvlab.i18n import LANGS, SOURCE, UNTRANSLATED, Msg, catalog, catalog_path, fields, read_po, t
+from kvlab.messages import MESSAGES
+
+TRANSLATED = [language for language in LANGS if language != SOURCE]
+
+
+def _forms(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _translation(message_id, language):
+    return catalog(language)[message_id].translation[0]
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_message_is_translated_from_the_current_english(language):
+    left = {}
+    for message_id in MESSAGES:
+        state = i18n.state(message_id, language)
+        if state != "ok":
+            left.setdefault(state, []).append(message_id)
+    listed = "; ".join(f"{state}: {', '.join(ids)}" for state, ids in left.items())
+    assert not left, (f"{catalog_path(language)} needs updating ({listed}). Run `python -m kvlab i18n update`, "
+                      f"translate these entries, and remove their fuzzy flags.")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_catalog_holds_no_entry_for_an_id_that_left_messages_py(language):
+    obsolete = sorted(set(catalog(language)) - set(MESSAGES))
+    assert not obsolete, f"{catalog_path(language)}: obsolete entries {obsolete}: run `python -m kvlab i18n update`"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_translation_has_exactly_the_placeholders_of_its_english(language):
+    wrong = []
+    for message_id, english in MESSAGES.items():
+        if message_id in catalog(language):
+            text = _translation(message_id, language)
+            if fields(text) not in [fields(form) for form in _forms(english)]:  # a pair: the fields of one form
+                wrong.append(f"{message_id}: {fields(text)} for {fields(_forms(english)[-1])}")
+    assert not wrong, f"{catalog_path(language)}: placeholders differ from the English: " + "; ".join(wrong)
+
+
+_UNTOUCHED = re.compile(r"`[^`]+`"                                  # code, as the English quotes it
+                        r"|\b[\w.-]+\.(?:py|jsonl|json|ipynb|md)\b"  # file names
+                        r"|--[a-z][a-z-]*"                           # options
+                        r"|\b[a-z_]+(?:\.[a-z_]+)*\([^()\s]*\)"      # calls: access(key, size) is split, popitem(last=False) not
+                        r"|\d+(?:[.,]\d+)*")                         # numbers
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_numbers_code_and_file_names_are_kept_as_they_are(language):
+    wrong = []
+    for message_id, english in MESSAGES.items():
+        if message_id not in catalog(language):
+            continue
+        text = _PLACEHOLDER.sub("", _translation(message_id, language))
+        kept = {token for form in _forms(english) for token in _UNTOUCHED.findall(_PLACEHOLDER.sub("", form))}
+        missing = sorted(token for token in kept if token not in text)
+        if missing and not isinstance(english, tuple):
+            wrong.append(f"{message_id}: {missing}")
+    assert not wrong, f"{catalog_path(language)}: changed or lost: " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_count_has_one_form_in_chinese_and_japanese(language):
+    pairs = [message_id for message_id, english in MESSAGES.items() if isinstance(english, tuple)]
+    assert pairs
+    for message_id in pairs:
+        params = {name: 7 for name in i18n.placeholders(MESSAGES[message_id])}
+        one, other = t(message_id, language, **{**params, "n": 1}), t(message_id, language, **{**params, "n": 2})
+        assert not one.startswith(UNTRANSLATED) and one.replace("1", "2") == other.replace("1", "2")
+
+
+def test_the_language_comes_from_lang_then_kvlab_lang_and_an_unknown_one_is_refused(monkeypatch):
+    monkeypatch.setenv("KVLAB_LANG", "ja_JP.UTF-8")
+    assert i18n.lang() == "ja" and i18n.lang("zh") == "zh"
+    assert Msg("check.steps-ok", ok=3, total=8).render() == t("check.steps-ok", "ja", ok=3, total=8)
+    assert t("check.steps-ok", "en", ok=3, total=8) == "3 of 8 steps OK"
+    with pytest.raises(i18n.UnknownLanguage):
+        i18n.lang("ko")
+
+
+def test_english_changed_without_its_translations_shows_marked_never_silently(monkeypatch):
+    monkeypatch.setitem(MESSAGES, "hint.fifo", "A hit moves the entry to the newest end.")
+    monkeypatch.setitem(MESSAGES, "hint.brand-new", "A sentence nobody translated yet.")
+    assert i18n.state("hint.fifo", "zh") == "stale"
+    assert t("hint.fifo", "zh") == UNTRANSLATED + "A hit moves the entry to the newest end."
+    assert t("hint.brand-new", "ja") == UNTRANSLATED + "A sentence nobody translated yet."
+    assert t("hint.fifo", "en") == "A hit moves the entry to the newest end."
+
+
+def test_update_adds_new_ids_marks_changed_english_fuzzy_and_drops_removed_ids(tmp_path):
+    pytest.importorskip("polib")
+    from kvlab.instructor import catalogs
+    before = {"a.same": "Same text.", "a.changed": "Old {n} text.", "a.gone": "Removed.", "a.count": ("{n} hit", "{n} hits")}
+    catalogs.update("zh", tmp_path, before)
+    path = catalog_path("zh", tmp_path)
+    text = path.read_text(encoding="utf-8")
+    for message_id, translation in (("a.same", "相同。"), ("a.changed", "旧的 {n} 文字。"), ("a.gone", "删除。")):
+        text = text.replace(f'msgctxt "{message_id}"\nmsgid "{before[message_id]}"\nmsgstr ""',
+                            f'msgctxt "{message_id}"\nmsgid "{before[message_id]}"\nmsgstr "{translation}"')
+    path.write_text(text.replace('msgstr[0] ""', 'msgstr[0] "命中 {n} 次"'), encoding="utf-8")
+    after = {"a.same": "Same text.", "a.changed": "New {n} text.", "a.count": ("{n} hit", "{n} hits"), "a.new": "New."}
+    changes = catalogs.update("zh", tmp_path, after)
+    assert changes == {"added": ["a.new"], "fuzzy": ["a.changed"], "obsolete": ["a.gone"]}
+    found = catalogs.status("zh", tmp_path, after)
+    assert (found["ok"], found["fuzzy"], found["untranslated"]) == (["a.same", "a.count"], ["a.changed"], ["a.new"])
+    written = path.read_text(encoding="utf-8")
+    assert '#| msgid "Old {n} text."' in written and 'msgstr "旧的 {n} 文字。"' in written  # the old one, a suggestion
+    assert '#~ msgctxt "a.gone"' in written
+    assert catalogs.update("zh", tmp_path, after) == {"added": [], "fuzzy": [], "obsolete": []}
+
+
+def test_the_standard_library_reader_reads_what_polib_reads():
+    polib = pytest.importorskip("polib")
+    for language in TRANSLATED:
+        mine = read_po(catalog_path(language).read_text(encoding="utf-8"))
+        theirs = {entry.msgctxt: entry for entry in polib.pofile(str(catalog_path(language))) if not entry.obsolete}
+        assert mine.keys() == theirs.keys()
+        for message_id, entry in theirs.items():
+            english = (entry.msgid, entry.msgid_plural) if entry.msgid_plural else (entry.msgid,)
+            translation = (tuple(entry.msgstr_plural[index] for index in sorted(entry.msgstr_plural))
+                           if entry.msgid_plural else (entry.msgstr,))
+            assert (mine[message_id].english, mine[message_id].translation) == (english, translation), message_id
+            assert ("fuzzy" in mine[message_id].flags) == entry.fuzzy
+
+
+def _charset(path, family):
+    """The code points of the face named `family` in a .ttf or .ttc file."""
+    from fontTools.ttLib import TTCollection, TTFont
+    faces = TTCollection(path, lazy=True).fonts if str(path).lower().endswith(".ttc") else [TTFont(path, lazy=True)]
+    for face in faces:
+        if family in {record.toUnicode() for record in face["name"].names if record.nameID in (1, 16)}:
+            return set(face.getBestCmap())
+    raise AssertionError(f"{path} has no face named {family}")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_figures_font_has_every_character_of_the_translations(language):
+    pytest.importorskip("matplotlib")
+    from matplotlib import font_manager
+
+    from kvlab import fonts
+    family, fallback = fonts.family(language)
+    have = _charset(fonts.path(language), family)
+    have |= _charset(font_manager.findfont(fallback, fallback_to_default=False), fallback)
+    used = {ord(char) for message_id in MESSAGES if message_id in catalog(language)
+            for char in _translation(message_id, language) if not char.isspace()}
+    missing = "".join(chr(code) for code in sorted(used - have))
+    assert not missing, f"{family} and {fallback} lack {missing} ({language} figures would show boxes)"

@@ -56,6 +56,20 @@ def available(only=None):
     return modules
 
 
+def add_lang_argument(parser, what="the messages"):
+    """--lang LANG for a command: the language of what it prints and writes (else $KVLAB_LANG, else English)."""
+    from .i18n import LANGS
+    parser.add_argument("--lang", choices=LANGS, dest="message_lang",
+                        help=f"the language of {what}: {', '.join(LANGS)} (default: $KVLAB_LANG, else en)")
+
+
+def _use_lang(args):
+    """--lang sets KVLAB_LANG, so that child processes (the notebooks' kernels, the grader's runs) follow it."""
+    chosen = getattr(args, "message_lang", None)
+    if chosen:
+        os.environ["KVLAB_LANG"] = chosen
+
+
 def build_parser(modules=None):
     modules = available() if modules is None else modules
     parser = _Parser(prog="kvlab", description="KV-cache offloading lab.")
@@ -82,6 +96,7 @@ def main(argv=None):
             raise SystemExit(error.code) from None
     args = build_parser(modules).parse_args(argv)
     try:
+        _use_lang(args)
         code = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in an unraisable error at exit
     except UserError as error:

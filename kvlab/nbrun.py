@@ -185,8 +185,15 @@ def add_arguments(parser):
                         help="save the outputs into the notebooks themselves, run on the stand-in (for maintainers)")
     parser.add_argument("--force", action="store_true",
                         help="replace files in OUT (and OUT/notebooks) even when they are not what kvlab last wrote there")
+    from .cli import add_lang_argument
+    add_lang_argument(parser, "the notebooks (their Markdown is English only so far: other languages are refused)")
 
 
 def run(args):
+    from .i18n import NotTranslated, lang, notebooks_translated
+    try:
+        notebooks_translated(lang())
+    except NotTranslated as error:
+        raise UserError(str(error)) from None
     copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace, force=args.force)
     print(t("notebook.run-refreshed") if args.inplace else t("notebook.run-copies", folder=copies))

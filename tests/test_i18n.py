@@ -161,3 +161,61 @@ def test_the_figures_font_has_every_character_of_the_translations(language):
             for char in _translation(message_id, language) if not char.isspace()}
     missing = "".join(chr(code) for code in sorted(used - have))
     assert not missing, f"{family} and {fallback} lack {missing} ({language} figures would show boxes)"
+
+
+class _FifoCache:
+    """An LRUCache that forgets to move a hit (the lab's FIFO pitfall)."""
+
+    def __init__(self, capacity):
+        from collections import OrderedDict
+        self.capacity, self.entries, self.hits, self.misses = capacity, OrderedDict(), 0, 0
+
+    @property
+    def used(self):
+        return sum(self.entries.values())
+
+    def __contains__(self, key):
+        return key in self.entries
+
+    def keys(self):
+        return list(self.entries)
+
+    def access(self, key, size):
+        if key in self.entries:
+            self.hits += 1
+            return True
+        self.misses += 1
+        if size > self.capacity:
+            return False
+        while self.used + size > self.capacity:
+            self.entries.popitem(last=False)
+        self.entries[key] = size
+        return False
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_check_table_is_in_the_language_of_kvlab_lang(language, monkeypatch):
+    from kvlab import check
+    from kvlab.check import labsteps
+    monkeypatch.setenv("KVLAB_LANG", language)
+    shown = labsteps.table({1: check.lru_cache(_FifoCache)})
+    assert t("hint.fifo", language) in shown and t("step.1.title", language) in shown
+    assert UNTRANSLATED not in shown and "steps OK" not in shown
+
+
+def test_a_stub_names_its_step_in_the_editions_language():
+    from kvlab.instructor.release import stub_source
+    text = "def access(self, key, size):\n    # Step 1: the LRU rules\n    # BEGIN SOLUTION\n    return True\n    # END SOLUTION\n"
+    assert f'raise NotImplementedError("{t("stub.not-written", "zh", step=1, function="access", file="kvsim.py")}")' \
+        in stub_source(text, "kvlab/kvsim.py", "zh")
+    assert "step 1 is not written yet: access in kvlab/kvsim.py" in stub_source(text, "kvlab/kvsim.py")
+
+
+@pytest.mark.parametrize("command", [["release", "OUT", "--lang", "zh"], ["notebooks", "--lang", "ja"]])
+def test_what_has_english_notebooks_only_is_refused_in_another_language(command, tmp_path, capsys):
+    from kvlab.cli import main
+    command = [str(tmp_path / "out") if part == "OUT" else part for part in command]
+    with pytest.raises(SystemExit) as stopped:
+        main(command)
+    assert stopped.value.code and "not translated into" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -17,6 +17,8 @@ def add_arguments(parser):
     parser.add_argument("--artifacts", help="the folder holding the six JSON files (default: $KVLAB_OUT, else "
                                             "artifacts/ at the repository root)")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
+    from ..cli import add_lang_argument
+    add_lang_argument(parser, "the check table")
 
 
 def run(args):

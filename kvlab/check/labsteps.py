@@ -157,13 +157,20 @@ def check_steps(plan, artifacts=None, steps=lab_table.NUMBERS):
     return {number: reports[number] for number in lab_table.NUMBERS if number in reports}
 
 
+def padded(text, width):
+    """`text` padded with spaces to `width` columns, a Chinese or Japanese character counting two."""
+    import unicodedata
+    columns = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+    return text + " " * max(0, width - columns)
+
+
 def table(reports, folder=None):
     """One line per step: ✓ or ✗, its title, rules OK, and the root cause of a failing step."""
     lines = [t("check.checked", folder=printable(folder))] if folder else []
     for number, report in reports.items():
         judged = [row for row in report.rows if not row.skipped]
         good = sum(row.ok for row in judged)
-        lines.append(f"{number} {'✓' if report.passed else '✗'} {t(TITLES[number]):<38} {good}/{len(judged)}")
+        lines.append(f"{number} {'✓' if report.passed else '✗'} {padded(t(TITLES[number]), 38)} {good}/{len(judged)}")
         failure = next((row for row in report.rows if not row.ok), None)
         if failure:
             lines += [f"    {mark(failure)} {printable(failure.rule)}", f"        {printable(failure.hint, 1000)}"]

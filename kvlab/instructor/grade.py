@@ -835,6 +835,8 @@ def add_arguments(parser):
                              "is practice mode, marked so in every output")
     parser.add_argument("--feedback", metavar="DIR", help="write one Markdown and one HTML feedback file per student")
     parser.add_argument("--report", metavar="DIR", help="write the class at a glance: class.md and class.png")
+    from ..cli import add_lang_argument
+    add_lang_argument(parser, "the feedback files and the class report")
     parser.add_argument("--force", action="store_true",
                         help="let --feedback and --report replace files in DIR that have other content")
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .. import paths
 from ..errors import UserError
-from ..i18n import t
+from ..i18n import LANGS, NotTranslated, SOURCE, notebooks_translated, t
 
 REPO = paths.REPO
 PACKAGE = REPO / "kvlab"
@@ -111,7 +111,7 @@ def _functions(tree):
     return found
 
 
-def stub_source(text, filename):
+def stub_source(text, filename, lang=SOURCE):
     """A .py file's student edition: each solution region becomes one stub line at its indentation.
 
     The stub is `raise NotImplementedError("step N is not written yet: QUALNAME in kvlab/FILE")` (the
@@ -138,7 +138,7 @@ def stub_source(text, filename):
             step = STEP.match(line.strip())
             if step:
                 message = "stub.exercise-not-written" if step.group(1) == "Exercise" else "stub.not-written"
-                text = t(message, step=step.group(2), function=qualname, file=Path(filename).name)
+                text = t(message, lang, step=step.group(2), function=qualname, file=Path(filename).name)
                 return [f"raise NotImplementedError({json.dumps(text, ensure_ascii=False)})"]
         raise MarkerError(f"{filename}, line {begin + 1}: no `# Step N:` comment above this region in {qualname}")
 
@@ -263,7 +263,7 @@ def _package_files(package=PACKAGE):
         relative = path.relative_to(package)
         if (not path.is_file() or relative.parts[0] == "instructor" or path.suffix == ".pyc"
                 or SKIPPED & set(relative.parts) or any(part.startswith(".") for part in relative.parts)
-                or relative.as_posix() == "check/digests.json"):
+                or relative.as_posix() in ("check/digests.json", "locale/DEFAULT")):
             continue
         yield relative
 
@@ -276,8 +276,12 @@ def _write(path, data):
         path.write_bytes(data)
 
 
-def _copy_package(out, repo=REPO):
-    """kvlab/ with the student's files stubbed; {relative path: regions replaced}. Every file must compile."""
+def _copy_package(out, repo=REPO, lang=SOURCE):
+    """kvlab/ with the student's files stubbed (stubs in `lang`); {relative path: regions replaced}.
+
+    Every file must compile. An edition in another language than English gets kvlab/locale/DEFAULT, so that
+    its messages are in that language unless $KVLAB_LANG says otherwise.
+    """
     stubbed = {}
     for relative in _package_files(repo / "kvlab"):
         source, target = repo / "kvlab" / relative, out / "kvlab" / relative
@@ -287,7 +291,7 @@ def _copy_package(out, repo=REPO):
             continue
         text = source.read_text(encoding="utf-8")
         count = len(regions(text.splitlines(), shown))
-        student = stub_source(text, shown) if count else text
+        student = stub_source(text, shown, lang) if count else text
         try:
             compile(student, shown, "exec")  # what py_compile checks, without writing a .pyc
         except SyntaxError as error:
@@ -296,6 +300,8 @@ def _copy_package(out, repo=REPO):
         if count:
             stubbed[shown] = count
         _write(target, student)
+    if lang != SOURCE:
+        _write(out / "kvlab" / "locale" / "DEFAULT", f"{lang}\n")
     return stubbed
 
 
@@ -489,19 +495,30 @@ def _check_out(out):
     return out
 
 
-def build(out, force=False):
+def build(out, force=False, lang=SOURCE, english_notebooks=False):
     """Write the student edition at `out`; return an Edition. Refuses a non-empty `out` unless `force`.
+
+    `lang`: the edition's language (its stubs, and kvlab/locale/DEFAULT for every message it shows). The
+    notebooks' Markdown is not translated yet, so another language than English is refused unless
+    `english_notebooks` says to keep the notebooks in English.
 
     The edition is built in a temporary folder next to `out` and checked there (it compiles, it holds no
     solution line and nothing instructor-only); only then does it replace `out`.
     """
+    if lang not in LANGS:
+        raise UserError(f"unknown language {lang!r} (kvlab has {', '.join(LANGS)})")
+    if not english_notebooks:
+        try:
+            notebooks_translated(lang)
+        except NotTranslated as error:
+            raise UserError(f"{error}; --english-notebooks builds the edition with English notebooks") from None
     out = _check_out(Path(out))
     if out.is_dir() and any(out.iterdir()) and not force:
         raise UserError(f"{out} is not empty; nothing was written (--force replaces it)")
     out.parent.mkdir(parents=True, exist_ok=True)
     built = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.release-"))
     try:
-        stubbed = _copy_package(built)
+        stubbed = _copy_package(built, lang=lang)
         notebooks = _copy_notebooks(built)
         _copy_fixtures(built)
         _copy_templates(built)
@@ -544,13 +561,20 @@ def add_arguments(parser):
     parser.add_argument("out", metavar="OUT", help="the folder to write the student edition to (new or empty)")
     parser.add_argument("--force", action="store_true",
                         help="replace OUT even if it is not empty (a .git folder in it is kept)")
+    parser.add_argument("--lang", choices=LANGS, default=SOURCE,
+                        help="the edition's language: its stubs, check table, hints and messages (default: en)")
+    parser.add_argument("--english-notebooks", action="store_true",
+                        help="with --lang zh or ja: build although the notebooks' Markdown is English only so far")
 
 
 def run(args):
-    edition = build(args.out, args.force)
+    edition = build(args.out, args.force, args.lang, args.english_notebooks)
     stubs = ", ".join(f"{path} ({count})" for path, count in edition.stubbed.items())
     print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
     print(f"  stubs (solution regions): {stubs}")
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
           f"{edition.answers} answers stored as digests in kvlab/check/digests.json")
+    if args.lang != SOURCE:
+        print(f"  language {args.lang}: stubs, check table, hints and messages (kvlab/locale/DEFAULT); "
+              f"the notebooks' Markdown is still English")
     print(f"next: cd {edition.out} && python3 -m kvlab check")

@@ -12,7 +12,8 @@ from .i18n import lang
 
 FALLBACK = "DejaVu Sans"
 FONTS = {
-    "zh": ("Noto Sans CJK SC", "install the Debian package fonts-noto-cjk (apt-get install fonts-noto-cjk)"),
+    "zh": ("Noto Sans CJK SC", "install the Debian package fonts-noto-cjk (apt-get install fonts-noto-cjk); "
+                               "matplotlib 3.10 or later reads its Simplified Chinese face"),
     "ja": ("IPAexGothic", "pip install 'kvlab[ja]' (it installs matplotlib-fontja)"),
 }
 

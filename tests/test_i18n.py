@@ -150,7 +150,9 @@ def _charset(path, family):
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_figures_font_has_every_character_of_the_translations(language):
-    pytest.importorskip("matplotlib")
+    matplotlib = pytest.importorskip("matplotlib")
+    if language == "zh" and tuple(map(int, matplotlib.__version__.split(".")[:2])) < (3, 10):
+        pytest.skip("matplotlib before 3.10 reads only the first face of Noto Sans CJK's .ttc (kvlab[zh] needs 3.10)")
     from matplotlib import font_manager
 
     from kvlab import fonts

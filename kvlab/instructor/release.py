@@ -568,13 +568,15 @@ def add_arguments(parser):
 
 
 def run(args):
-    edition = build(args.out, args.force, args.lang, args.english_notebooks)
+    language = getattr(args, "lang", SOURCE)
+    translated = {} if language == SOURCE else {"lang": language, "english_notebooks": args.english_notebooks}
+    edition = build(args.out, args.force, **translated)
     stubs = ", ".join(f"{path} ({count})" for path, count in edition.stubbed.items())
     print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
     print(f"  stubs (solution regions): {stubs}")
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
           f"{edition.answers} answers stored as digests in kvlab/check/digests.json")
-    if args.lang != SOURCE:
-        print(f"  language {args.lang}: stubs, check table, hints and messages (kvlab/locale/DEFAULT); "
+    if language != SOURCE:
+        print(f"  language {language}: stubs, check table, hints and messages (kvlab/locale/DEFAULT); "
               f"the notebooks' Markdown is still English")
     print(f"next: cd {edition.out} && python3 -m kvlab check")

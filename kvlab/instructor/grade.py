@@ -219,11 +219,16 @@ def reached(module, imported):
     return seen
 
 
-REFUSED = (  # snapshot() field -> why a file was not taken, as the hint says it
-    ("symlinks", "a symbolic link, which the grader never follows"),
-    ("too_big", f"larger than {sandbox.LARGEST_FILE:,} bytes"),
-    ("unreadable", "not a regular file the grader can read"),
+REFUSED = (  # snapshot() field -> why a file was not taken, as the hint says it (a catalog message)
+    ("symlinks", Msg("seen.refused-symlink")),
+    ("too_big", Msg("seen.refused-too-big", size=sandbox.LARGEST_FILE)),
+    ("unreadable", Msg("seen.refused-unreadable")),
 )
+
+
+def _joined(parts):
+    """Messages one after the other, "; " between them, as one message (rendered when shown)."""
+    return parts[0] if len(parts) == 1 else Msg("seen.list-semicolon", first=parts[0], rest=_joined(parts[1:]))
 
 
 def refusals(found):
@@ -238,10 +243,11 @@ def causes(copy, found):
     explained = {}
     for number, script in STEP_SCRIPT.items():
         modules = reached(script, imported)
-        bad = [f"{name}.py is {refused[f'{name}.py']}" for name in sorted(modules) if f"{name}.py" in refused]
+        bad = [Msg("seen.file-is", file=f"{name}.py", why=refused[f"{name}.py"])
+               for name in sorted(modules) if f"{name}.py" in refused]
         shadows = [shadowing[name] for name in sorted(modules) if name in shadowing]
         if bad:
-            explained[number] = ("missing-file", Msg("seen.refused", files="; ".join(bad)))
+            explained[number] = ("missing-file", Msg("seen.refused", files=_joined(bad)))
         elif shadows:
             statements = ", ".join(f"`import {name[:-3]}`" for name in shadows)
             explained[number] = ("shadows-stdlib", Msg("seen.shadows", files=", ".join(shadows), imports=statements,
@@ -298,14 +304,14 @@ def own_measurement(copy, refused):
     """(the snapshot's ttft.jsonl as a Measurement, None, "") or (None, misconception, what is wrong with it)."""
     path = Path(copy) / "ttft.jsonl"
     if "ttft.jsonl" in refused:
-        return None, "missing-file", f"this folder's ttft.jsonl is {refused['ttft.jsonl']}"
+        return None, "missing-file", Msg("seen.ttft-refused", why=refused["ttft.jsonl"])
     if not path.is_file():
-        return None, "missing-file", "this folder has no ttft.jsonl"
+        return None, "missing-file", Msg("seen.no-ttft")
     try:
         records = summarize.read_records(path)
     except summarize.InputError as error:
         reason = str(error).replace(str(path), "ttft.jsonl")
-        return None, "ttft-changed", f"this folder's ttft.jsonl cannot be read ({reason})"
+        return None, "ttft-changed", Msg("seen.ttft-unreadable", reason=reason)
     return Measurement(path, paths.measured_lines(path), records, True), None, ""
 
 
@@ -317,7 +323,7 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
     def measured(judge):
         if "measured.json" in refused:
             return Row(MEASURED_RULE, False, "missing-file",
-                       Msg("seen.refused", files=f"measured.json is {refused['measured.json']}"))
+                       Msg("seen.refused", files=Msg("seen.file-is", file="measured.json", why=refused["measured.json"])))
         return file_row("artifact.measured.json", MEASURED_RULE, labsteps.read_text(Path(copy) / "measured.json"),
                         judge, where="the hand-in")
 
@@ -571,7 +577,7 @@ class Batch:
         for name, number in ARTIFACT_STEP.items():
             if name in refused and name != "measured.json":
                 extra[number] = [Row(Msg("rule.artifact", file=name), False, "missing-file",
-                                     Msg("seen.refused", files=f"{name} is {refused[name]}"))]
+                                     Msg("seen.refused", files=Msg("seen.file-is", file=name, why=refused[name])))]
         extra[8] = measured_rows(copy, own, (misconception, problem), self.lab, self.oracle, refused)
         for number, rows in extra.items():
             report = reports[number]

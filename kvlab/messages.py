@@ -622,6 +622,7 @@ MESSAGES = {
                                      "The lab's explanation: it also writes each document's KV to the CPU tier."),
     "nb.06.cold-faster-than-noise": ("{measured} The difference is larger than that noise: lmcache is faster cold. "
                                      "That is not what the lab's measurement found."),
+    "nb.06.list-comma": ", ",
     "nb.06.list-and": "{items} and {last}",
     "nb.06.list-or": "{items} or {last}",
     "nb.06.summary-differs": "{config} {name}: yours {yours}, pandas {pandas}",

@@ -261,14 +261,14 @@ def _joined(parts):
     """`a`, `a and b`, `a, b and c`: the catalog's list pattern."""
     if len(parts) == 1:
         return parts[0]
-    return t("nb.06.list-and", items=", ".join(str(part) for part in parts[:-1]), last=parts[-1])
+    return t("nb.06.list-and", items=t("nb.06.list-comma").join(str(part) for part in parts[:-1]), last=parts[-1])
 
 
 def _alternatives(parts):
     """`a`, `a or b`, `a, b or c`."""
     if len(parts) == 1:
         return parts[0]
-    return t("nb.06.list-or", items=", ".join(str(part) for part in parts[:-1]), last=parts[-1])
+    return t("nb.06.list-or", items=t("nb.06.list-comma").join(str(part) for part in parts[:-1]), last=parts[-1])
 
 
 def compare_summary(stats, summary):

@@ -58,6 +58,8 @@ def add_arguments(parser):
     parser.add_argument("folder", nargs="?", default=str(LAB_FOLDER), metavar="DIR",
                         help=t("handin.folder-help", default=LAB_FOLDER))
     parser.add_argument("--force", action="store_true", help=t("handin.force-help"))
+    from .cli import add_lang_argument
+    add_lang_argument(parser, "what it prints")
 
 
 def run(args):

@@ -45,6 +45,7 @@ def catalog_path(language, locale=None):
     return Path(locale or LOCALE) / language / "LC_MESSAGES" / "kvlab.po"
 
 
+@lru_cache(maxsize=None)
 def _edition_default():
     """The language an edition was released in (kvlab/locale/DEFAULT), else English."""
     try:

@@ -387,6 +387,8 @@ MESSAGES = {
                               "last {kept} read: {docs}. Each miss evicted the oldest entry to make room. The next "
                               "notebook reads the documents again in the same order, starting with document 0, which "
                               "left long ago."),
+    "nb.02.what-second-pass": "The second pass's hits",
+    "nb.02.what-reverse": "Which documents the reverse pass hits, in read order",
     "nb.02.resident": "the GPU holds {resident} of {docs} documents; all of them would need {total:,} tokens",
     "nb.02.trace-hit": "read {doc}: hit   evicts {evicted}  cache now {keys}",
     "nb.02.trace-miss": "read {doc}: miss  evicts {evicted}  cache now {keys}",
@@ -407,6 +409,9 @@ MESSAGES = {
                                 "the second pass, so it misses, and storing it evicts only documents this pass has "
                                 "already read. Reversing the order turns the worst case (oldest first) into the best "
                                 "(most recent first)."),
+    "nb.03.what-six": "The second-pass hits at the six capacities",
+    "nb.03.what-first-hit": "The smallest GPU capacity with a second-pass hit",
+    "nb.03.what-evicted": "What the second pass's first read evicts, one token short",
     "nb.03.total": "all {docs} documents together: {docs} × {tokens:,} = {total:,} tokens",
     "nb.03.table-header": "GPU capacity (tokens)  documents that fit  second-pass hits",
     "nb.03.none-and-some": (("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
@@ -455,6 +460,11 @@ MESSAGES = {
     "nb.03.figure-point": ("{capacity:,} tokens: {n} hit", "{capacity:,} tokens: {n} hits"),
     "nb.04.cpu-zero-same": "{reads} reads, the same answers from both caches; the CPU tier holds {cpu}",
     "nb.04.cpu-zero-differs": "{reads} reads, and the answers of the two caches differ; the CPU tier holds {cpu}",
+    "nb.04.what-returns": "What reading c, then b, returns",
+    "nb.04.what-gpu": "What the GPU tier holds afterwards, oldest first",
+    "nb.04.what-cpu": "What the CPU tier holds afterwards, oldest first",
+    "nb.04.what-second-pass": "The second pass as (GPU hits, CPU hits, misses)",
+    "nb.04.what-reverse": "The reverse pass as (GPU hits, CPU hits, misses)",
     "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
     "nb.04.answer-same": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
                           "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
@@ -477,6 +487,9 @@ MESSAGES = {
                                 "simulator's documents are {lab_tokens:,} tokens, not {doc_tokens:,}. With this "
                                 "notebook's parameters the CPU tier holds {held} of the {docs} documents; notebook "
                                 "05 asks what happens when it cannot hold them all."),
+    "nb.05.what-seven": "The second-pass misses at the seven capacities",
+    "nb.05.what-needed": "The smallest CPU capacity with no second-pass miss",
+    "nb.05.what-cpu-keys": "What the CPU tier holds after pass 1, oldest first",
     "nb.05.total": "all documents: {total:,} tokens; the GPU holds {in_gpu} of them",
     "nb.05.overflow": ("the part that did not fit in the GPU: {overflow:,} tokens, or {docs} whole documents = "
                        "{tokens:,} tokens"),

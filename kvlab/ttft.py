@@ -20,6 +20,7 @@ from .i18n import t
 CONFIGS = ("baseline", "lmcache")
 LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")   # the order they ran in
 TIERS = ("gpu", "cpu", "miss")   # fastest first: a GPU prefix hit, a load from CPU, a recomputed prefill
+TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # message ids: "4 GPU hits", by n
 WARMUP_FACTOR = 1.5              # an engine's first request this many times its kind's median is a warm-up
 
 
@@ -156,10 +157,6 @@ def _direction(docs):
 
 def _first_last(values):
     return t("nb.06.id-range", first=values[0], last=values[-1]) if len(values) > 1 else f"{values[0]}"
-
-
-def _listed(docs):
-    return ", ".join(str(doc) for doc in docs)
 
 
 def _joined(parts):

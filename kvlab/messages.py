@@ -548,7 +548,9 @@ MESSAGES = {
     "nb.06.answer-split": ("**Answer.** Yes, document for document. The requests your simulator serves from the GPU "
                            "were the fastest in both configs. Those it loads from the CPU came next in lmcache. The "
                            "baseline has no CPU tier, so it recomputed them."),
-    "nb.06.answer-no-split": "**Answer.** Not with this file. {why}",
+    "nb.06.answer-no-split": ("**Answer.** Not with this file. In {configs}, the measured times of the tiers "
+                              "overlap."),
+    "nb.06.answer-no-reverse-pass": "**Answer.** The question does not apply: this file has no reverse pass.",
     "nb.06.limits": ("**Limits.**\n\n"
                      "{stand_in}"
                      "- The simulator works per document and has no timing. It predicts *which* requests are fast, "

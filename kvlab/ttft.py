@@ -24,7 +24,7 @@ TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # message id
 WARMUP_FACTOR = 1.5              # an engine's first request this many times its kind's median is a warm-up
 
 
-class BrokenAssumption(ValueError):
+class BrokenAssumption(Exception):
     """The file breaks an assumption of notebook 06: one line, and the notebook stops there."""
 
     def _render_traceback_(self):

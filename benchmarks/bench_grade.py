@@ -1,16 +1,21 @@
-"""What grading a class costs: 200 hand-ins, a third of them with an endless loop, graded in parallel.
+"""What grading a class costs: 300 honest hand-ins, and 200 hostile ones (a third with an endless loop).
 
-    python benchmarks/bench_grade.py [--folders 200] [--jobs N] [--timeout 3]
+    python benchmarks/bench_grade.py [--folders 300] [--hostile 200] [--jobs 2] [--timeout 1]
 
-The hand-ins are built in a temporary folder: the reference (`kvlab artifacts`, then `kvlab handin`),
-each with a small edit of its own so that no two are alike, and every third with an endless loop where
-students write one (half in scenario.py's run, half in LRUCache.access when it has to evict). They are
-graded as `kvlab grade --jobs N` grades them (grade_all, in this process, bubblewrap if it is there)
-into an empty cache; then again (every grade from the cache); then once more after one folder is fixed.
-Prints the figures; nothing is asserted.
+The honest class (benchmarks/classes.py): the reference (`kvlab artifacts`, then `kvlab handin`) in each
+folder, every other one with one planted bug of tests/buggy (those that never end left out), each with a
+small edit of its own so that no two are alike. The hostile class: every third hand-in with an endless
+loop where students write one (half in scenario.py's run, half in LRUCache.access when it has to evict);
+each costs a run's CPU limit. Both are graded as `kvlab grade --jobs N --no-cache` grades them (grade_all,
+in this process, bubblewrap if it is there, no cache); the honest class again into a cache, then once more
+from it. In the same run, the floor: three `python -I -S -c pass` started one after another in the
+grader's own sandbox (sandbox.trial_command, a hand-in's cgroup), which is what a hand-in's three
+processes cost at the least. Prints the figures and the targets (met or not); nothing is asserted.
 """
 import argparse
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -18,39 +23,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from kvlab import handin  # noqa: E402  (after the path is set)
-from kvlab.instructor import artifacts, grade, sandbox  # noqa: E402
+import classes  # noqa: E402  (after the path is set)
+from kvlab.instructor import grade, sandbox  # noqa: E402
 
-LOOPS = {  # file -> (what the reference says, the same with an endless loop)
-    "scenario.py": ("    if docs < 1:\n",
-                    "    while True:  # meant to wait for something\n        pass\n    if docs < 1:\n"),
-    "kvsim.py": ("            _, evicted = self._sizes.popitem(last=False)\n            self._used -= evicted\n",
-                 "            oldest = next(iter(self._sizes))  # looked at, never removed\n"),
-}
-
-
-def build(root, count):
-    """`count` hand-in folders in `root`; the names of those with an endless loop."""
-    with tempfile.TemporaryDirectory() as written:  # `kvlab artifacts`, then `kvlab handin`: the reference
-        artifacts.write(written)
-        files = handin.planned(artifacts=written)
-    looping = []
-    for number in range(count):
-        folder = Path(root) / f"student{number:03}"
-        folder.mkdir(parents=True)
-        for name, data in files.items():
-            (folder / name).write_bytes(data)
-        with open(folder / "kvsim.py", "a") as kvsim:
-            kvsim.write(f"\nSTUDENT = {number}\n")  # a small edit of its own
-        if number % 3 == 2:
-            name = list(LOOPS)[len(looping) % 2]
-            old, new = LOOPS[name]
-            text = (folder / name).read_text()
-            assert old in text, old
-            (folder / name).write_text(text.replace(old, new))
-            looping.append(folder.name)
-    return looping
+TARGET_PER_HANDIN = 0.100   # seconds of wall time per honest hand-in at --jobs 2 on 2 cores
+TARGET_CLASS = 45.0         # seconds for the class of 300
+CLASS = 300
+FLOOR_REPEATS = 15          # triples of sandboxed starts measured (the median is the floor)
 
 
 def timed(action):
@@ -59,33 +40,72 @@ def timed(action):
     return result, time.perf_counter() - started
 
 
+def sandboxed_start():
+    """Wall seconds of one `python -I -S -c pass` in the grader's sandbox, in a hand-in's cgroup."""
+    sandbox._adopt_orphans()  # as the grader does: the sandbox's first process, orphaned, is reaped here
+    with sandbox.budget() as budget, budget.run() as group, sandbox._slot() as slot:
+        command = sandbox.trial_command("pass")
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, **sandbox._identity(slot, group))
+        while True:  # until it is gone (nothing else of this process runs now): the slot's uid is free again
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+        return time.perf_counter() - started
+
+
+def floor():
+    """The median wall time of three sandboxed starts in a row."""
+    sandboxed_start()  # the page cache warmed
+    return statistics.median(sum(sandboxed_start() for _ in range(3)) for _ in range(FLOOR_REPEATS))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folders", type=int, default=200, help="hand-ins to grade (default 200)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="folders at once (default: the cores)")
+    parser.add_argument("--folders", type=int, default=CLASS, help=f"honest hand-ins to grade (default {CLASS})")
+    parser.add_argument("--hostile", type=int, default=200, help="hostile hand-ins to grade (default 200; 0: none)")
+    parser.add_argument("--jobs", type=int, default=2, help="folders at once (default 2)")
     parser.add_argument("--timeout", type=float, default=grade.DEFAULT_TIMEOUT,
-                        help=f"seconds per run of student code (default {grade.DEFAULT_TIMEOUT:g})")
+                        help=f"CPU seconds per run of student code (default {grade.DEFAULT_TIMEOUT:g})")
     args = parser.parse_args(argv)
     isolation, why = sandbox.available()
     with tempfile.TemporaryDirectory(prefix="kvlab-bench-") as scratch:
-        looping = build(Path(scratch) / "handins", args.folders)
-        folders = sorted((Path(scratch) / "handins").iterdir())
-        cache = Path(scratch) / "cache"
+        scratch = Path(scratch)
+        made = classes.honest(scratch / "honest", args.folders)
+        looping = classes.hostile(scratch / "hostile", args.hostile) if args.hostile else []
+        honest = sorted((scratch / "honest").iterdir())
+        hostile = sorted((scratch / "hostile").iterdir()) if args.hostile else []
+        start = floor() if isolation else None
 
-        def grade_all():
-            return grade.grade_all(folders, timeout=args.timeout, isolation=isolation, jobs=args.jobs, cache=cache)[0]
-        grades, first = timed(grade_all)
-        _, again = timed(grade_all)
-        (folders[0] / "kvsim.py").write_text((folders[0] / "kvsim.py").read_text() + "# fixed\nFIXED = True\n")
-        _, fixed = timed(grade_all)
+        def grade_all(folders, cache=None):
+            return grade.grade_all(folders, timeout=args.timeout, isolation=isolation, jobs=args.jobs,
+                                   cache=cache)[0]
+        grades, first = timed(lambda: grade_all(honest))
+        _, into_cache = timed(lambda: grade_all(honest, scratch / "cache"))
+        _, cached = timed(lambda: grade_all(honest, scratch / "cache"))
+        hostile_grades, rough = timed(lambda: grade_all(hostile)) if hostile else ([], 0.0)
+        after = floor() if isolation else None
+    start = min(start, after) if isolation else None
+    per = first / args.folders
     passing = sum(result.passed for result in grades)
-    print(f"{args.folders} hand-ins ({len(looping)} with an endless loop), --jobs {args.jobs}, "
-          f"--timeout {args.timeout:g}, {'bubblewrap' if isolation else f'NOT ISOLATED ({why})'}, "
-          f"{os.cpu_count()} cores")
-    print(f"first run       {first:7.1f} s   {args.folders / first:5.2f} folders/s   "
-          f"{first / args.folders * 1000:6.0f} ms per folder   ({passing} pass all 8 steps)")
-    print(f"cached re-run   {again:7.1f} s")
-    print(f"one folder fixed{fixed:7.1f} s")
+    print(f"--jobs {args.jobs}, --timeout {args.timeout:g}, --no-cache, "
+          f"{'bubblewrap' if isolation else f'NOT ISOLATED ({why})'}, {os.cpu_count()} cores")
+    print(f"honest class    {args.folders} hand-ins ({sum(map(bool, made.values()))} with a planted bug, "
+          f"{passing} pass all 8 steps)")
+    print(f"  graded in     {first:7.1f} s   {per * 1000:6.1f} ms per hand-in   {args.folders / first:5.1f} folders/s")
+    if isolation:
+        print(f"  floor         {start * 1000:6.1f} ms for three sandboxed `python -I -S -c pass` in a row: "
+              f"per hand-in / floor = {per / start:.2f}")
+    print(f"  into a cache  {into_cache:7.1f} s;  every grade from the cache {cached:5.1f} s")
+    if hostile:
+        print(f"hostile class   {args.hostile} hand-ins ({len(looping)} with an endless loop): {rough:.1f} s, "
+              f"{rough / args.hostile * 1000:.0f} ms per hand-in")
+    scaled = per * CLASS
+    print(f"target: at most {TARGET_PER_HANDIN * 1000:.0f} ms per hand-in at --jobs 2 on 2 cores: "
+          f"{'met' if per <= TARGET_PER_HANDIN else 'NOT met'} ({per * 1000:.1f} ms)")
+    print(f"target: {CLASS} hand-ins under {TARGET_CLASS:g} s: {'met' if scaled < TARGET_CLASS else 'NOT met'} "
+          f"({scaled:.1f} s{'' if args.folders == CLASS else ', scaled from ' + str(args.folders)})")
 
 
 if __name__ == "__main__":

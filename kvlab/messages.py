@@ -43,43 +43,43 @@ MESSAGES = {
     "rule.imports": "{file} imports and defines {name}",
     "rule.artifact": "{file} holds what the lab asks for",
     "rule.ttft-unchanged": "ttft.jsonl is the measured file, copied unchanged",
-    "rule.lru.starts-empty": "A new cache is empty: keys() is [] and used is 0.",
-    "rule.lru.used-is-property": "used is a property that holds the total size.",
-    "rule.lru.miss-then-hit": "A first access misses (False) and stores the entry. A second one hits (True) and changes nothing.",
-    "rule.lru.counts": "hits and misses count the hits and the misses of access().",
-    "rule.lru.fills-exactly": "A cache can be filled exactly: a, b and c of size 3 all fit in capacity 9.",
-    "rule.lru.evicts-oldest": "When the cache is full, a miss evicts the oldest entry (a b c, then d, in capacity 9).",
-    "rule.lru.hit-moves": "A hit moves the entry to the most recent end (a b c, a hit on a, then d).",
-    "rule.lru.evicts-enough": "A miss evicts only as many old entries as it needs (a3 b3 c3, then d7, in capacity 10).",
-    "rule.lru.used-through-evictions": "used stays the sum of the stored sizes through evictions of different sizes.",
-    "rule.lru.fits-exactly": "An entry exactly as large as the capacity fits (a3, then b10, in capacity 10).",
-    "rule.lru.oversized-not-stored": "An entry larger than the capacity is not stored, and access returns False.",
-    "rule.lru.oversized-evicts-nothing": "An entry larger than the capacity evicts nothing (a3 b4, then big11, in capacity 10).",
-    "rule.lru.in-only-looks": "`key in cache` only looks: it neither moves nor stores the key.",
-    "rule.lru.keys-only-lists": "keys() lists the oldest first and does not change the order.",
-    "rule.lru.capacity-zero": "A cache of capacity 0 works and stores nothing.",
-    "rule.lru.random": "It follows the rules on {accesses} random accesses (return values, keys(), used).",
-    "rule.lru.hidden-random": "It follows the rules on {accesses} hidden random accesses.",
-    "rule.tier.has-tiers": "It has the tiers gpu and cpu, two separate caches.",
-    "rule.tier.miss-in-both": "A first read is a \"miss\", and the entry is kept in both tiers.",
-    "rule.tier.capacities": "The GPU capacity comes first: TwoTierCache(6, 9), after a b c of size 3.",
-    "rule.tier.gpu-hit": "A read of an entry in the GPU is a \"gpu\" hit.",
-    "rule.tier.gpu-hit-leaves-cpu": "A GPU hit does not touch the CPU tier.",
-    "rule.tier.cpu-hit": "A read of an entry that is only in the CPU is a \"cpu\" hit.",
-    "rule.tier.cpu-hit-loads-gpu": "A CPU hit is loaded back into the GPU, so the next read is a GPU hit.",
-    "rule.tier.cpu-hit-refreshes": "A CPU hit makes the CPU copy the most recent.",
-    "rule.tier.cpu-zero": "With CPU capacity 0 it works, and it reads like the GPU tier alone.",
-    "rule.tier.random": "It follows the rules on {accesses} random reads (return values, the keys of both tiers).",
-    "rule.tier.hidden-random": "It follows the rules on {accesses} hidden random reads.",
-    "rule.mru.miss-hit": "Misses store; a hit returns True and makes the entry the most recent.",
-    "rule.mru.evicts-newest": "When the cache is full, a miss evicts the most recent entry (a b c, then d, in capacity 9).",
-    "rule.mru.oversized": "An entry larger than the capacity is not stored and evicts nothing.",
-    "rule.mru.random": "It follows the MRU rules on {accesses} random accesses.",
-    "rule.scenario.one-json": "It prints exactly one JSON document on stdout, and nothing else.",
+    "rule.lru.starts-empty": "A new cache: its keys() and used.",
+    "rule.lru.used-is-property": "used: how it is read, and the total it holds.",
+    "rule.lru.miss-then-hit": "Two accesses of one key: what each returns and stores.",
+    "rule.lru.counts": "The counters hits and misses after a miss, a hit and a miss.",
+    "rule.lru.fills-exactly": "Filling a cache exactly: a, b and c of size 3 in capacity 9.",
+    "rule.lru.evicts-oldest": "Which entry a miss evicts from a full cache: a b c, then d, in capacity 9.",
+    "rule.lru.hit-moves": "What a hit does to the order: a b c, a hit on a, then d, in capacity 9.",
+    "rule.lru.evicts-enough": "How many entries a miss evicts: a3 b3 c3, then d7, in capacity 10.",
+    "rule.lru.used-through-evictions": "used through evictions of different sizes.",
+    "rule.lru.fits-exactly": "An entry exactly as large as the capacity: a3, then b10, in capacity 10.",
+    "rule.lru.oversized-not-stored": "An entry larger than the capacity: what access returns and stores.",
+    "rule.lru.oversized-evicts-nothing": "What an entry larger than the capacity evicts: a3 b4, then big11, in capacity 10.",
+    "rule.lru.in-only-looks": "What `key in cache` changes: the order and the keys.",
+    "rule.lru.keys-only-lists": "keys(): its order, and what calling it changes.",
+    "rule.lru.capacity-zero": "A cache of capacity 0.",
+    "rule.lru.random": "{accesses} random accesses, against the lab's rules (return values, keys(), used).",
+    "rule.lru.hidden-random": "{accesses} hidden random accesses, against the lab's rules.",
+    "rule.tier.has-tiers": "The attributes gpu and cpu: are they two separate caches?",
+    "rule.tier.miss-in-both": "A first read: what access returns, and which tiers keep the entry.",
+    "rule.tier.capacities": "Which capacity goes to which tier: TwoTierCache(6, 9), after a b c of size 3.",
+    "rule.tier.gpu-hit": "A read of an entry in the GPU: what access returns.",
+    "rule.tier.gpu-hit-leaves-cpu": "What a GPU hit does to the CPU tier.",
+    "rule.tier.cpu-hit": "A read of an entry that is only in the CPU: what access returns.",
+    "rule.tier.cpu-hit-loads-gpu": "What a CPU hit does to the GPU tier, and to the next read.",
+    "rule.tier.cpu-hit-refreshes": "What a CPU hit does to the order of the CPU tier.",
+    "rule.tier.cpu-zero": "CPU capacity 0, against the GPU tier alone.",
+    "rule.tier.random": "{accesses} random reads, against the lab's rules (return values, the keys of both tiers).",
+    "rule.tier.hidden-random": "{accesses} hidden random reads, against the lab's rules.",
+    "rule.mru.miss-hit": "Misses and hits: what they return, store and move.",
+    "rule.mru.evicts-newest": "Which entry a miss evicts from a full cache: a b c, then d, in capacity 9.",
+    "rule.mru.oversized": "An entry larger than the capacity: what it stores and evicts.",
+    "rule.mru.random": "{accesses} random accesses, against the MRU rules.",
+    "rule.scenario.one-json": "What it prints on stdout: exactly one JSON document?",
     "rule.scenario.defaults": "It runs with the defaults (--gpu 21520 --docs 10 --tokens 5011 --passes fwd,fwd,rev).",
     "rule.scenario.cyclic": "--passes fwd,fwd gives the lab's cyclic result.",
-    "rule.scenario.shares-cache": "All passes share one cache: --gpu 60000 --passes fwd,fwd,rev, with room for every document.",
-    "rule.scenario.options-used": "--gpu, --docs and --tokens are used: --gpu 35 --docs 6 --tokens 10 --passes rev,fwd,rev.",
+    "rule.scenario.shares-cache": "One cache for all passes: --gpu 60000 --passes fwd,fwd,rev, with room for every document.",
+    "rule.scenario.options-used": "Whether --gpu, --docs and --tokens are used: --gpu 35 --docs 6 --tokens 10 --passes rev,fwd,rev.",
     "rule.scenario.random": "It follows the lab's rules on {runs} random scenarios (other capacities, counts, sizes and pass orders).",
     "rule.scenario.hidden-random": "It follows the lab's rules on {runs} hidden random scenarios.",
     "rule.baseline.result": "--passes fwd,fwd,rev gives the lab's baseline result.",
@@ -87,25 +87,25 @@ MESSAGES = {
     "rule.baseline.hidden-random": "fwd,fwd,rev follows the lab's rules on {runs} hidden random scenarios.",
     "rule.gpu-cliff.lab": "--passes fwd,fwd gives the lab's result at the six GPU capacities.",
     "rule.gpu-cliff.lab-function": "{call} gives the second pass's hits at the lab's six capacities.",
-    "rule.gpu-cliff.scenario-arguments": "gpu_cliff passes the other scenario arguments on to run(): {call}.",
-    "rule.gpu-cliff.counts-cpu-hits": "gpu_cliff counts the CPU hits too: {call}.",
+    "rule.gpu-cliff.scenario-arguments": "Whether gpu_cliff passes the other scenario arguments on to run(): {call}.",
+    "rule.gpu-cliff.counts-cpu-hits": "Whether gpu_cliff counts the CPU hits too: {call}.",
     "rule.gpu-cliff.hidden-random": "gpu_cliff follows the lab's rules at hidden random capacities.",
-    "rule.offload.gpu-first": "The GPU capacity goes to the GPU tier: --gpu 60000 --cpu 10000 --passes fwd,fwd.",
+    "rule.offload.gpu-first": "Which tier gets the GPU capacity: --gpu 60000 --cpu 10000 --passes fwd,fwd.",
     "rule.offload.result": "--gpu 21520 --cpu 56000 --passes fwd,fwd,rev gives the lab's offload result.",
-    "rule.offload.cpu-zero": "--cpu 0 gives the same output as no --cpu (the single tier of step 2).",
+    "rule.offload.cpu-zero": "--cpu 0, against no --cpu (the single tier of step 2).",
     "rule.offload.random": "With --cpu, it follows the lab's rules on {runs} random scenarios.",
     "rule.offload.hidden-random": "With --cpu, it follows the lab's rules on {runs} hidden random scenarios.",
     "rule.cpu-cliff.lab": "--gpu 21520 --passes fwd,fwd gives the lab's result at the seven CPU capacities.",
     "rule.cpu-cliff.lab-function": "{call} gives the second pass's misses at the lab's seven capacities.",
-    "rule.cpu-cliff.sweeps-cpu": "cpu_cliff varies the CPU capacity, not the GPU one: {call}.",
-    "rule.cpu-cliff.uses-gpu": "cpu_cliff uses the GPU capacity it is given: {call}.",
+    "rule.cpu-cliff.sweeps-cpu": "Which capacity cpu_cliff varies: {call}.",
+    "rule.cpu-cliff.uses-gpu": "Whether cpu_cliff uses the GPU capacity it is given: {call}.",
     "rule.cpu-cliff.hidden-random": "cpu_cliff follows the lab's rules at hidden random capacities.",
-    "rule.summary.odd": "p50 of an odd count is the middle of the sorted values.",
-    "rule.summary.even": "p50 of an even count is the mean of the two middle values (statistics.median).",
-    "rule.summary.names": "Pass names stay exactly as in the input (here pass1-cold, 'warm up' and replay-2).",
-    "rule.summary.ratio": "ratio = baseline / lmcache, rounded to 2 decimals.",
-    "rule.summary.layout": "It works for other document counts and any line order.",
-    "rule.summary.blank-lines": "It skips blank lines (empty, or only spaces).",
+    "rule.summary.odd": "p50 of an odd count.",
+    "rule.summary.even": "p50 of an even count (statistics.median).",
+    "rule.summary.names": "Pass names in the output: here pass1-cold, 'warm up' and replay-2.",
+    "rule.summary.ratio": "ratio: which way it divides, and its rounding.",
+    "rule.summary.layout": "Other document counts and other line orders.",
+    "rule.summary.blank-lines": "Blank lines in the input (empty, or only spaces).",
     "rule.summary.lab-file": "It summarizes the lab's measured file (ttft.jsonl) as the lab asks.",
     "rule.summary.random": "It gives the right statistics on {runs} random measurements (other pass names, counts, orders, blank lines).",
     "rule.summary.hidden-random": "It gives the right statistics on {runs} hidden random measurements.",
@@ -324,6 +324,26 @@ MESSAGES = {
     "notebook.plot-tier-gpu": "GPU hit",
     "notebook.plot-tier-cpu": "load from CPU",
     "notebook.plot-tier-miss": "recompute (a miss)",
+    "notebook.timeline-title": "{docs} documents × {tokens:,} tokens, read {passes}: the cache after every read",
+    "notebook.timeline-lru": "your LRUCache({capacity:,})\n{fit} whole documents fit",
+    "notebook.timeline-gpu-tier": "GPU tier: {capacity:,} tokens\n{fit} whole documents fit",
+    "notebook.timeline-cpu-tier": "CPU tier: {capacity:,} tokens\n{fit} whole documents fit",
+    "notebook.timeline-x": "document",
+    "notebook.timeline-y": "reads, in order (top to bottom)",
+    "notebook.timeline-pass": "pass {number} ({order})",
+    "notebook.timeline-pass-hits": ("{n} hit", "{n} hits"),
+    "notebook.timeline-pass-hit-docs": ("{n} hit:\n{docs}", "{n} hits:\n{docs}"),
+    "notebook.timeline-pass-gpu": ("{n} GPU hit", "{n} GPU hits"),
+    "notebook.timeline-pass-cpu": ("{n} load", "{n} loads"),
+    "notebook.timeline-held": "in the cache after the read",
+    "notebook.timeline-hit": "read: hit",
+    "notebook.timeline-gpu": "read: GPU hit",
+    "notebook.timeline-cpu": "read: loaded from CPU",
+    "notebook.timeline-miss": "read: miss (then stored)",
+    "notebook.timeline-evicted": "evicted by this read",
+    "notebook.timeline-slider": "GPU capacity (tokens)",
+    "notebook.timeline-no-slider": ("A slider can redraw this figure at any capacity. It needs ipywidgets: run "
+                                    "`pip install ipywidgets` (or `pip install -e '.[lab]'`), then restart the kernel."),
     # kvlab notebooks (kvlab/nbrun.py)
     "notebook.run-took": "{notebook} {seconds} s",
     "notebook.run-cell-failed": "{notebook}: cell {cell} failed: {error}",
@@ -337,10 +357,24 @@ MESSAGES = {
     "notebook.run-refreshed": "stored notebooks refreshed (from the stand-in measurement)",
     "notebook.run-none": "no notebooks to run (none named NN_topic.ipynb in {folder})",
 
+    # a prediction cell and the cell after it (notebook.compare_prediction)
+    "notebook.prediction-blank": "{what}: no prediction written. Your code gives {value}.",
+    "notebook.prediction-same": "{what}: you predicted {prediction}. Your code gives {value}. They agree.",
+    "notebook.prediction-differs": ("{what}: you predicted {prediction}. Your code gives {value}. They differ: "
+                           "which one follows the rules?"),
+    "notebook.prediction-stopped": "{what}: you predicted {prediction}. Your code stopped: {line}",
+    "notebook.prediction-stopped-blank": "{what}: no prediction written. Your code stopped: {line}",
+
     # the notebooks' computed prose: nb.<notebook>.<name>
     "nb.00.not-installed": "not installed",
     "nb.00.kvlab-from": "kvlab from {folder}",
     "nb.00.artifacts-folder": "artifacts folder: {folder}",
+    "nb.01.what-returns": "What the three reads return",
+    "nb.01.what-keys": "What keys() lists, oldest first",
+    "nb.01.what-evicted": "Which keys c evicts",
+    "nb.01.what-huge-returns": "What access returns for the 11-token entry",
+    "nb.01.what-left": "Which keys are left",
+    "nb.01.what-one-pass": "Which documents are left after one pass",
     "nb.01.predict-one-pass": ("**Predict first:** the GPU holds {gpu:,} tokens and each document takes {tokens:,}. "
                                "After reading documents 0 … {last} once, in order, which documents are left in the "
                                "cache?"),
@@ -389,29 +423,32 @@ MESSAGES = {
     "nb.03.figure-title": "Your gpu_cliff: {docs} documents × {tokens:,} tokens, read fwd then fwd",
     "nb.03.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nall documents fit",
     "nb.03.figure-marked": "the capacities recorded",
-    "nb.03.answer": ("**Answer.** A pass in the same order returns to a document only after reading all the others, "
-                     "and LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, "
-                     "each miss evicts the document read `gpu // tokens` reads earlier, the one the next pass needs "
-                     "soonest, so each document is gone before its turn (notebook 02 traced it). Only at {total:,} = "
-                     "{docs} × {tokens:,}, the size of all the documents, does nothing need evicting, and all {docs} "
-                     "hit."),
-    "nb.03.answer-grown": ("**Answer.** A pass in the same order returns to a document only after reading all the "
-                           "others, and LRU keeps only the last `gpu // tokens` documents read. Unless that is every "
-                           "document, each miss evicts the document read `gpu // tokens` reads earlier, the one the "
-                           "next pass needs soonest, so each document is gone before its turn (notebook 02 traced "
-                           "it). Going from {low:,} to {high:,} tokens ({factor:.2f}×) raises the documents kept "
-                           "from {kept_low} to {kept_high}, but each of them is still evicted before its turn. Only "
-                           "at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need "
-                           "evicting, and all {docs} hit."),
-    "nb.03.answer-more-than-double": ("**Answer.** A pass in the same order returns to a document only after reading "
-                                      "all the others, and LRU keeps only the last `gpu // tokens` documents read. "
-                                      "Unless that is every document, each miss evicts the document read `gpu // "
-                                      "tokens` reads earlier, the one the next pass needs soonest, so each document "
-                                      "is gone before its turn (notebook 02 traced it). Going from {low:,} to "
-                                      "{high:,} tokens ({factor:.2f}×, more than double) raises the documents kept "
-                                      "from {kept_low} to {kept_high}, but each of them is still evicted before its "
-                                      "turn. Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, "
-                                      "does nothing need evicting, and all {docs} hit."),
+    "nb.03.answer": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.answer-grown": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Going from {low:,} to {high:,} tokens ({factor:.2f}×) raises the documents kept from {kept_low} to "
+        "{kept_high}. Each of them is still evicted before its turn. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.answer-nearly-double": (
+        "**Answer.** A pass in the same order comes back to a document only after it reads all the others. "
+        "LRU keeps only the last `gpu // tokens` documents read. Unless that is every document, each miss "
+        "evicts the document that the next pass needs soonest. So each document is gone before its turn: the "
+        "timeline shows it, read by read. "
+        "Going from {low:,} to {high:,} tokens ({factor:.2f}×, nearly double) raises the documents kept from "
+        "{kept_low} to {kept_high}. Each of them is still evicted before its turn. "
+        "Only at {total:,} = {docs} × {tokens:,}, the size of all the documents, does nothing need evicting. "
+        "Then all {docs} hit."),
+    "nb.03.figure-point": ("{capacity:,} tokens: {n} hit", "{capacity:,} tokens: {n} hits"),
     "nb.04.cpu-zero-same": "{reads} reads, the same answers from both caches; the CPU tier holds {cpu}",
     "nb.04.cpu-zero-differs": "{reads} reads, and the answers of the two caches differ; the CPU tier holds {cpu}",
     "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
@@ -464,13 +501,15 @@ MESSAGES = {
     "nb.05.tiers-after-pass-1": "after pass 1, GPU tier: {gpu}  CPU tier: {cpu}",
     "nb.05.nothing-overflows": ("With these parameters the GPU holds every document: nothing overflows, and the CPU "
                                 "tier is not needed."),
-    "nb.05.answer": ("**Answer. All documents.** A miss is stored in *both* tiers (rule 3), so the CPU tier also "
-                     "holds copies of what the GPU holds: of its {places} places, {shared} hold documents the GPU "
-                     "holds too, and it keeps only the last {places} documents read. The CPU tier is itself an LRU "
-                     "cache under a same-order scan, with the same cliff: the second pass starts with document 0, "
-                     "which neither tier holds, and every miss then evicts the next document the pass needs. Only "
+    "nb.05.answer": ("**Answer. All documents.** The CPU tier is an LRU cache of the GPU's misses. Every miss is "
+                     "stored in *both* tiers (rule 3). So the CPU tier also holds copies of what the GPU holds. "
+                     "Sized for the overflow, it has {places} places, and {shared} of them hold documents that the "
+                     "GPU holds too. Like any LRU cache under a "
+                     "same-order scan, it has a cliff. The second pass starts with document 0, which neither tier "
+                     "holds. Then every miss evicts, in the CPU tier, the next document that the pass needs. Only "
                      "when the CPU tier holds every document, `docs × tokens` = {total:,} tokens, does the second "
                      "pass load them all back."),
+    "nb.05.slider": "CPU capacity (tokens)",
     "nb.05.answer-gpu-holds-all": ("**Answer.** With these parameters the GPU alone holds all {docs} documents, so "
                                    "the second pass needs no CPU tier at all; at the lab's GPU the answer is all "
                                    "documents (re-run with the defaults)."),
@@ -484,8 +523,8 @@ MESSAGES = {
     "nb.06.verdict-same": "the same",
     "nb.06.ratio-line": "{name} p50 ratio {p50:>5.2f}   mean ratio {mean:>5.2f}   {verdict}",
     "nb.06.no-pass": "none",
-    "nb.06.no-prediction": "nothing yet (`my_prediction = ...`)",
-    "nb.06.you-predicted": "You predicted {predicted}; your code gives {computed}.",
+    "nb.06.what-faster": "The passes where lmcache is faster (ratio above 1)",
+    "nb.06.what-gpu-hits": "The reverse pass's GPU hits, in read order",
     "nb.06.answer-ratios": ("**Answer.** Above 1 (lmcache faster): {above}. Below 1: {below}. A ratio below 1 means "
                             "lmcache took longer than the baseline. In the cold pass nothing can be reused. Both "
                             "engines recompute every prefill. {cold}"),
@@ -576,6 +615,12 @@ MESSAGES = {
     "nb.06.pandas-differs-more": "pandas and your summarize differ: {differences}; and {more} more.",
     "nb.06.pandas-agrees": ("pandas agrees with your summarize on all {groups} (config, pass) groups and {ratios} "
                             "ratios."),
+    "nb.07.what-steps": "Where the curve steps (capacity -> hits from there on)",
+    "nb.07.what-mru": "Which documents MRU hits in the second pass",
+    "nb.07.what-lru-hits": "LRU's second-pass hits at the lab's GPU",
+    "nb.07.what-mru-hits": "MRU's second-pass hits at the lab's GPU",
+    "nb.07.what-cliff": "Whether the trace has a cliff",
+    "nb.07.what-share": "The share of the reachable hits at 1% of the distinct blocks",
     "nb.07.workload": ("the lab's workload: {docs} documents × {tokens:,} tokens = {total:,} tokens, read fwd then "
                        "fwd: {reads} reads"),
     "nb.07.your-steps": "your `LRUCache` at {count} capacities; capacity -> hits from there on: {changes}",
@@ -719,7 +764,7 @@ MESSAGES = {
     "handin.wrote": "wrote {path}",
     "handin.unchanged": "unchanged {path}",
     "handin.checking": "Checking the hand-in in {folder}:",
-    "handin.passes": "Your hand-in in {folder} passes every step.",
+    "handin.passes": "Every step of your hand-in in {folder} is OK.",
     "handin.fails": "Your hand-in in {folder} is written, but a step fails (the table says which): fix it, "
                     "run its notebook again, and hand in again with --force.",
 }

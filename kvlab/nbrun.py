@@ -156,13 +156,26 @@ def _run_one(path, env, target, force):
 
     run = execute(path, env)
     lines = list(run.failures)
-    text = nbformat.writes(run.notebook)
+    text = nbformat.writes(without_widgets(run.notebook))
     text += "" if text.endswith("\n") else "\n"
     try:
         write_file(target, text, force=force, how=t("notebook.force-command"), manifest=target != path)
     except NotReplaced as refused:
         lines.append(str(refused))
     return lines, run.seconds
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def without_widgets(notebook):
+    """The notebook without its widgets' views and state: they live only in a running kernel, and their ids are
+    new on every run. A cell that shows a slider is stored with its other outputs, so re-running gives the same file."""
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [output for output in cell.outputs if WIDGET_VIEW not in output.get("data", {})]
+    return notebook
 
 
 def add_arguments(parser):

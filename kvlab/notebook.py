@@ -402,6 +402,25 @@ def _one_line(shell, etype, value, tb, tb_offset=None):
     return None
 
 
+def current_cell():
+    """The source of the cell running now (a widget's callback runs later, after other cells)."""
+    return _session.cell
+
+
+def show_error(error, cell):
+    """Show `error`, raised in a widget's callback made by `cell`, as that cell would: one line where the lab
+    expects one, else Python's traceback."""
+    running, _session.cell = _session.cell, cell
+    try:
+        line = _line_for(type(error), error, error.__traceback__)
+    finally:
+        _session.cell = running
+    if line is None:
+        traceback.print_exception(type(error), error, error.__traceback__)
+    else:
+        show_line(line)
+
+
 def _line_for(etype, value, tb):
     """The Line for an exception, or None when it is not one the lab turns into a line."""
     frames = list(traceback.walk_tb(tb))
@@ -910,6 +929,51 @@ def say(message_id, /, **params):
     """
     text = t(message_id, **{name: _param(value) for name, value in params.items()})
     _display(Text(text, message_id=message_id))
+
+
+BLANK = ...  # a prediction cell's `my_prediction = ...`: not filled in yet
+
+
+def compare_prediction(prediction, answer, what, tolerance=None):
+    """Say "you predicted X; your code gives Y", the answer computed now from the student's code.
+
+    `answer` is the value, or a function of no arguments that computes it (then a crash or a stub in the
+    student's code is one line, after the prediction). `what` is the catalog id of what was predicted.
+    A blank prediction (`...`) is fine: the computed answer still shows. `tolerance`: numbers that close
+    agree. Returns None, so that the cell shows only the sentence.
+    """
+    label = t(what)
+    if callable(answer):
+        try:
+            answer = answer()
+        except Exception as error:
+            line = _line_for(type(error), error, error.__traceback__)
+            if line is None:
+                raise
+            if prediction is BLANK:
+                say("notebook.prediction-stopped-blank", what=label, line=str(line))
+            else:
+                say("notebook.prediction-stopped", what=label, prediction=_predicted(prediction), line=str(line))
+            return
+    if prediction is BLANK:
+        say("notebook.prediction-blank", what=label, value=_predicted(answer))
+    else:
+        same = _agree(prediction, answer, tolerance)
+        say("notebook.prediction-same" if same else "notebook.prediction-differs", what=label, prediction=_predicted(prediction),
+            value=_predicted(answer))
+
+
+def _agree(prediction, answer, tolerance):
+    if tolerance is not None and isinstance(prediction, (int, float)) and isinstance(answer, (int, float)):
+        return abs(prediction - answer) <= tolerance
+    if isinstance(prediction, (list, tuple)) and isinstance(answer, (list, tuple)):
+        return list(prediction) == list(answer)
+    return prediction == answer
+
+
+def _predicted(value):
+    """A value as the sentence shows it: `[6, 7, 8, 9]`, `True`, `0.14`."""
+    return f"`{value!r}`"
 
 
 def _param(value):

@@ -13,9 +13,11 @@ TIER_LABELS = {"gpu": "notebook.plot-tier-gpu", "cpu": "notebook.plot-tier-cpu",
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
-def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, marked_label, legend="upper left"):
+def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, marked_label, legend="upper left",
+                   point_labels=None):
     """A dense sweep {capacity: count} as a step curve, the recorded capacities marked, the step at `step_at`
-    annotated (none when it is None).
+    annotated (none when it is None), and each of `point_labels` ({capacity: text}) named beside its point, so
+    that two points a token apart (50,109 and 50,110) can be told apart.
 
     Capacities may be strings, as gpu_cliff and cpu_cliff return them.
     """
@@ -31,6 +33,12 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
         ax.annotate(step_text, xy=(step_at, top / 2), xytext=(-12, 0), textcoords="offset points",
                     ha="right", va="center", color="tab:blue",
                     arrowprops={"arrowstyle": "->", "color": "tab:blue"})
+    counts_at = {int(c): n for c, n in sweep.items()}
+    for capacity, text in (point_labels or {}).items():
+        high = counts_at[int(capacity)] > top / 2
+        ax.annotate(text, xy=(int(capacity), counts_at[int(capacity)]), xytext=(-14, -16 if high else 16),
+                    textcoords="offset points", ha="right", va="top" if high else "bottom", fontsize=9,
+                    arrowprops={"arrowstyle": "-", "color": "0.3", "linewidth": 0.8})
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title, ylim=(-0.06 * top, 1.12 * top),
            xlim=(-0.01 * capacities[-1], capacities[-1]))
     ax.xaxis.set_major_formatter(_thousands)

@@ -39,7 +39,7 @@ def test_after_kvlab_artifacts_it_writes_the_reference_hand_in_and_it_passes(mad
     assert result.returncode == 0 and result.stderr == "", result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[:len(HANDED_IN)] == [f"wrote {folder / name}" for name in HANDED_IN]
-    assert "8 of 8 steps OK" in result.stdout and lines[-1] == f"Your hand-in in {folder} passes every step."
+    assert "8 of 8 steps OK" in result.stdout and lines[-1] == f"Every step of your hand-in in {folder} is OK."
     assert sorted(path.name for path in folder.iterdir()) == sorted(HANDED_IN)
     for name in SCRIPTS:
         assert (folder / name).read_bytes() == (KVLAB / name).read_bytes()

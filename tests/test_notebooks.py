@@ -87,6 +87,7 @@ def test_step_notebook_has_one_parameters_cell_at_the_lab_defaults_checked_next(
     assert "notebook.check_parameters(" in after.source, "bad parameters are turned into one line right away"
 
 
+PREDICTION = "# Your prediction:"  # a code cell of `name = ...` lines; the next cell compares each one
 EVIDENCE = re.compile(r'\(evidence: the output under "([^"]+)"(?: and "([^"]+)")?')
 
 
@@ -106,6 +107,16 @@ def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
         assert not marks & {"solution", "instructor"} or not marks & {"setup", "parameters"}, cell.source
         if cell.cell_type == "markdown" and cell.source.strip() == "**Your prediction:**":
             assert not marks
+            waiting = True
+        if cell.cell_type == "code" and cell.source.startswith(PREDICTION):
+            assert not marks, cell.source
+            predicted = {node.targets[0].id for node in ast.parse(cell.source).body
+                         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                         and node.value.value is Ellipsis}
+            assert predicted, f"{path.name}: a prediction cell with no `name = ...` to fill in:\n{cell.source}"
+            after = code_cells(nb)[code_cells(nb).index(cell) + 1].source
+            assert all(f"compare_prediction({name}," in after for name in predicted), (
+                f"{path.name}: the cell after a prediction compares each one (notebook.compare_prediction):\n{after}")
             waiting = True
         if "answer" in marks:
             assert cell.cell_type == "markdown" and marks == {"answer"}, cell.source
@@ -175,6 +186,7 @@ def test_the_notebooks_messages_are_whole_and_in_their_section():
     used |= set(re.findall(r'"(notebook\.[\w.-]+)"', (ROOT / "kvlab" / "nbrun.py").read_text()))
     used |= set(re.findall(r'"(nb\.06\.[\w.-]+)"', (ROOT / "kvlab" / "ttft.py").read_text()))
     used |= set(re.findall(r'"(notebook\.plot-[\w.-]+)"', (ROOT / "kvlab" / "plots.py").read_text()))
+    used |= set(re.findall(r'"(notebook\.timeline-[\w.-]+)"', (ROOT / "kvlab" / "timeline.py").read_text()))
     ours = {message_id for message_id in MESSAGES if message_id.startswith(("nb.", "notebook."))}
     assert used - {"notebook.finish-"} <= ours, used - ours  # (a prefix the code tests for)
     for message_id in ours:

@@ -144,13 +144,23 @@ def where(error, folder):
     return f"{shown}:{line}"
 
 
+_judged = {}  # (absolute path, folder) -> is_students(): a pure function of the two, asked for every module each job
+
+
 def is_students(path, folder):
     """Is `path` one of the student's files: inside `folder`, or (with no folder) anything but the stdlib?"""
     if not path or path == DRIVER_FILE or path.startswith("<frozen"):
         return False
+    known = _judged.get((path, folder))
+    if known is not None:
+        return known
     if folder:
-        return os.path.abspath(path).startswith(folder.rstrip(os.sep) + os.sep)
-    return not os.path.abspath(path).startswith(STDLIB + os.sep)
+        found = os.path.abspath(path).startswith(folder.rstrip(os.sep) + os.sep)
+    else:
+        found = not os.path.abspath(path).startswith(STDLIB + os.sep)
+    if os.path.isabs(path):  # a relative one depends on the current folder too
+        _judged[path, folder] = found
+    return found
 
 
 class Values:
@@ -450,36 +460,40 @@ def read_back(names, cap):
 # The process.
 
 
-_theirs = {}  # (a module's __file__, folder) -> is_students(): asked for every module before every job
-
-
 def forget_students_modules(folder):
     """Drop the modules imported from the student's folder, so that each job imports their files afresh."""
     for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None) or ""
-        if not isinstance(path, str):
-            path = ""
-        key = (path, folder)
-        if key not in _theirs:
-            _theirs[key] = is_students(path, folder)
-        if _theirs[key]:
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and is_students(path, folder):  # a module may set __file__ to anything
             del sys.modules[name]
 
 
-def compile_imports_once():
-    """An import of a source file compiles it once per process (no .pyc is written): a module that every
-    job imports afresh, such as the student's kvsim.py, costs one compile, and a changed file another."""
+def memoised_imports(folder):
+    """Import the modules of `folder` as Python does, but compile each (path, source) once per process.
+
+    Every job imports the student's modules afresh (forget_students_modules); without the bytecode
+    cache (sys.dont_write_bytecode), each import would compile kvsim.py again. The finder of `folder`
+    is the one Python makes for a sys.path folder, with a source loader that keeps the code it compiled.
+    """
     from importlib import machinery
 
-    compile_source = machinery.SourceFileLoader.source_to_code
+    class Loader(machinery.SourceFileLoader):
+        def source_to_code(self, data, path, *, _optimize=-1):
+            key = (path, bytes(data), _optimize)
+            code = _compiled.get(key)
+            if code is None:
+                code = _compiled[key] = super().source_to_code(data, path, _optimize=_optimize)
+            return code
 
-    def source_to_code(self, data, path, *, _optimize=-1):
-        key = (path, bytes(data))
-        code = _compiled.get(key)
-        if code is None:
-            code = _compiled[key] = compile_source(self, data, path, _optimize=_optimize)
-        return code
-    machinery.SourceFileLoader.source_to_code = source_to_code
+    details = [(Loader if loader is machinery.SourceFileLoader else loader, suffixes)
+               for loader, suffixes in _supported_loaders()]
+    sys.path_importer_cache[folder] = machinery.FileFinder(folder, *details)
+
+
+def _supported_loaders():
+    """(loader, suffixes) as Python's own path hook for folders has them."""
+    from importlib import _bootstrap_external
+    return _bootstrap_external._get_supported_file_loaders()
 
 
 def unshadow(folder):
@@ -506,7 +520,7 @@ def main():
     folder = os.getcwd()
     sys.path.insert(0, folder)
     sys.dont_write_bytecode = True
-    compile_imports_once()
+    memoised_imports(folder)
     unshadow(folder)
     for number, job in enumerate(spec["jobs"]):
         if job["kind"] == "ops":

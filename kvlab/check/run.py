@@ -194,13 +194,17 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
                     return "flood"
         return ""
 
+    looked = [started - POLL]  # when the CPU clock was last read
+
     def late():
-        """Has the deadline passed? The CPU clock's if there is one, else the wall clock's."""
+        """Has the deadline passed? The CPU clock's if there is one (read at most every POLL seconds, however
+        often the process writes), else the wall clock's."""
         now = time.monotonic()
         if now >= ends:
             return True
-        if clock is None:
+        if clock is None or now - looked[0] < POLL:
             return False
+        looked[0] = now
         used = clock()
         return used is not None and used >= seconds
 
@@ -216,7 +220,7 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
             now = time.monotonic()
             if exited is not None and now > exited + EXIT_GRACE:
                 break  # a child of the driver still holds the pipes: it is killed below
-            wait = min(ends - now, EXIT_GRACE, POLL if clock else EXIT_GRACE)
+            wait = min(ends - now, EXIT_GRACE, looked[0] + POLL - now if clock else EXIT_GRACE)
             for key, _ in selector.select(max(wait, 0)):
                 chunk = os.read(key.fd, CHUNK)
                 if not chunk:

@@ -127,11 +127,25 @@ def normalized(text):
     """
     if len(text) > PARSE_LIMIT:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    try:
-        with _AST:
-            return ast.dump(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return " ".join(text.split())
+    with _AST:
+        known = _normalized.get(text)
+        if known is None:
+            try:
+                known = ast.dump(ast.parse(text))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                known = " ".join(text.split())
+            _remember(_normalized, text, known)
+        return known
+
+
+_normalized, _imported = {}, {}   # source -> normalized(), source -> imported names: a class shares most files
+REMEMBERED = 2_000                # sources each keeps (at most PARSE_LIMIT bytes each)
+
+
+def _remember(memo, key, value):
+    if len(memo) >= REMEMBERED:
+        memo.clear()
+    memo[key] = value
 
 
 def reference_scripts():
@@ -163,22 +177,35 @@ def imports(copy):
     """{module: names it imports} for the snapshot's .py files, as far as reading them tells (no code runs)."""
     found = {}
     for path in Path(copy).glob("*.py"):
-        names = set()
         try:
             source = path.read_bytes()
-            if len(source) > PARSE_LIMIT:
-                raise ValueError("too large to follow")  # a 5 MB file nothing imports must not cost the batch
-            with _AST:
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
-            tree = None  # it cannot run either (or is too large to follow): its step says why
+        except OSError:
+            source = None
+        found[path.stem] = set(imported_names(source))
+    return found
+
+
+def imported_names(source):
+    """The top-level module names a file's source imports (none if it does not parse, or is too large)."""
+    if source is None or len(source) > PARSE_LIMIT:
+        return frozenset()  # a 5 MB file nothing imports must not cost the batch
+    with _AST:
+        known = _imported.get(source)
+        if known is not None:
+            return known
+        names = set()
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None  # it cannot run either: its step says why
         for node in ast.walk(tree) if tree else ():
             if isinstance(node, ast.Import):
                 names.update(alias.name.partition(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names.add(node.module.partition(".")[0])  # `from .kvsim import` too: the lab's scripts do both
-        found[path.stem] = names
-    return found
+        known = frozenset(names)
+        _remember(_imported, source, known)
+        return known
 
 
 def reached(module, imported):

@@ -13,7 +13,6 @@ stores their digests (kvlab/check/digests.json) and the grader asks each questio
     summary(lines)                     per config and pass: n, the right p50_ms / mean_ms (OneOf the
                                        correct roundings) and the values of the classic mistakes
 """
-import copy
 import json
 import statistics
 
@@ -144,23 +143,33 @@ def summary_answer(lines):
 
 
 class _Known(Answer):
-    __slots__ = ("value",)
+    """An answer to match against; `expected` ({path: the canonical texts that match there}) may be shared
+    by every _Known of one question, so that each part of an answer is made canonical once."""
+    __slots__ = ("value", "expected")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, expected=None):
+        self.value, self.expected = value, {} if expected is None else expected
 
     def matches(self, value, path=()):
+        where = tuple((type(key), key) for key in path)  # 1 and 1.0 (or True) are not the same step of a path
+        wanted = self.expected.get(where)
+        if wanted is None:
+            wanted = self.expected[where] = self._wanted(path)
+        return bool(wanted) and canonical(value) in wanted
+
+    def _wanted(self, path):
+        """The canonical texts a value at `path` matches (none where the path leads nowhere)."""
         part = self.value
         for key in path:
             if isinstance(part, OneOf):
-                return False
+                return frozenset()
             try:
                 part = part[key]
             except (KeyError, IndexError, TypeError):
-                return False
+                return frozenset()
         if isinstance(part, OneOf):
-            return any(canonical(value) == canonical(one) for one in part.values)
-        return canonical(value) == canonical(plain(part))
+            return frozenset(canonical(one) for one in part.values)
+        return frozenset((canonical(plain(part)),))
 
 
 class Reference:
@@ -191,10 +200,14 @@ class Recording:
     `kvlab release` stores their digests, and the grader asks each question once per batch."""
 
     def __init__(self, oracle):
-        self.oracle, self.answers = oracle, {}
+        self.oracle, self.answers, self.expected, self.keys = oracle, {}, {}, {}
 
     def ask(self, question, *args):
-        key = question_key(question, list(json.loads(json.dumps(args))))
+        """The answer, shared by every asker (a _Known only reads it) with what its parts match."""
+        asked = json.dumps([question, args])  # the key is a function of this text: made once per text
+        key = self.keys.get(asked)
+        if key is None:
+            key = self.keys[asked] = question_key(question, list(json.loads(json.dumps(args))))
         if key not in self.answers:
             self.answers[key] = self.oracle.answer(question, *args)
-        return _Known(copy.deepcopy(self.answers[key]))
+        return _Known(self.answers[key], self.expected.setdefault(key, {}))

@@ -1,0 +1,61 @@
+"""notebook.compare_prediction: a prediction cell's value beside what the student's code gives, in one sentence."""
+import importlib.util
+
+import pytest
+
+from kvlab import kvsim, notebook
+
+WHAT = "nb.01.what-left"
+
+
+def said(capsys):
+    return capsys.readouterr().out.strip()
+
+
+def test_a_blank_prediction_still_shows_the_computed_answer(capsys):
+    assert notebook.compare_prediction(..., ["a", "c"], WHAT) is None
+    assert said(capsys) == "Which keys are left: no prediction written. Your code gives `['a', 'c']`."
+
+
+def test_a_right_prediction_agrees_and_a_list_equals_a_tuple(capsys):
+    notebook.compare_prediction(("a", "c"), ["a", "c"], WHAT)
+    assert said(capsys) == ("Which keys are left: you predicted `('a', 'c')`. Your code gives `['a', 'c']`. "
+                            "They agree.")
+    notebook.compare_prediction(0.5, 0.52, WHAT, tolerance=0.05)
+    assert said(capsys).endswith("They agree.")
+
+
+def test_a_wrong_prediction_differs_and_asks_which_follows_the_rules(capsys):
+    cache = kvsim.LRUCache(10)
+    notebook.compare_prediction(["b"], lambda: [cache.access("a", 4), cache.keys()][1], WHAT)
+    assert said(capsys) == ("Which keys are left: you predicted `['b']`. Your code gives `['a']`. They differ: "
+                            "which one follows the rules?")
+    notebook.compare_prediction(0.5, 0.6, WHAT, tolerance=0.05)
+    assert "They differ" in said(capsys)
+
+
+def test_a_crash_in_the_students_code_is_one_line_after_the_prediction(capsys):
+    cache = kvsim.LRUCache(10)
+    assert notebook.compare_prediction(["a"], lambda: cache.access("a", -1), WHAT) is None
+    text = said(capsys)
+    assert "\n" not in text and text.startswith("Which keys are left: you predicted `['a']`. Your code stopped: "
+                                                "kvlab/kvsim.py, line "), text
+    assert "ValueError" in text
+
+
+def test_a_stub_not_written_yet_is_one_line_even_with_a_blank_prediction(capsys, tmp_path, monkeypatch):
+    stub = tmp_path / "kvsim.py"
+    stub.write_text("def access():\n    raise NotImplementedError('step 1 is not written yet: LRUCache.access in "
+                    "kvlab/kvsim.py')\n")
+    spec = importlib.util.spec_from_file_location("stub_kvsim", stub)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(notebook, "_student_files", lambda: {stub.resolve()})
+    assert notebook.compare_prediction(..., module.access, WHAT) is None
+    assert said(capsys) == ("Which keys are left: no prediction written. Your code stopped: step 1 is not written "
+                            "yet: LRUCache.access in kvlab/kvsim.py")
+
+
+def test_an_error_outside_the_students_code_is_not_hidden():
+    with pytest.raises(ZeroDivisionError):
+        notebook.compare_prediction(1, lambda: 1 / 0, WHAT)

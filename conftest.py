@@ -33,7 +33,7 @@ def pytest_configure(config):
             config.option.nbval_current_env = True
 
 
-SLOW_FIRST = ("test_parity.py", "test_release.py", "test_grade.py", "test_notebooks.py", "test_autograder.py", "test_check.py",
+SLOW_FIRST = ("test_parity_caches.py", "test_parity_scripts.py", "test_release.py", "test_grade.py", "test_notebooks.py", "test_autograder.py", "test_check.py",
               "test_hostile_sandbox.py", "test_course.py")  # each takes several seconds: start them first
 
 

@@ -1,10 +1,14 @@
 """Parity: every planted bug fails the same steps with the same hint under `kvlab check` and `kvlab grade`.
 
+This module holds the comparison; test_parity_caches.py and test_parity_scripts.py each run it on half of
+the plants (kvsim.py's, and the others'), so that the two halves run at once on two workers.
+
 Each plant of tests/planted.py (and each artifact plant) becomes a whole hand-in: the reference scripts with
 the plant's one bug, the reference's artifacts and the lab's ttft.jsonl. The class is graded once, as
 `kvlab grade` grades it (hidden cases from a course seed, plain child processes: the sandbox is proven in
 test_grade.py and test_hostile_sandbox.py), and each folder is checked once as `kvlab check` checks it (the
-student edition's digests, public rules, every step). Both run their jobs through one memo: a job on
+student edition's digests, public rules, every step; for a hand-in whose kvsim.py fails, which the grader
+grades on the reference kvsim.py, its kvsim steps and step 8: its scenario steps wait for kvsim.py). Both run their jobs through one memo: a job on
 the same Python files, with the same files written beside them, is run once and its outcome reused (the
 driver imports the student's files afresh for every job, so a job's outcome depends on nothing else).
 The public rules' jobs are the same in both, and hand-ins that share a script share its jobs: the class
@@ -26,15 +30,16 @@ from pathlib import Path
 
 import pytest
 
-from kvlab import check
+from kvlab import check, steps as lab_table
 from kvlab.check import oracle, run
 from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, grade, release
-from kvlab import steps as lab_table
-from planted import ARTIFACT_PLANTS, DELETED, PLANTS, ROOT, folder_with, planted_text
+from planted import DELETED, PLANTS, ROOT, folder_with, planted_text
 
 FAST = 0.5           # CPU seconds a run may take before it counts as endless (the lab's runs take milliseconds)
-COURSE_SEED = "5eed" * 16  # a course's keyed seed: the hidden cases are drawn as `--course` draws them
+COURSE_SEED = "5eed" * 16
+FAIR = Msg("grade.on-reference-kvsim")
+KVSIM_STEPS = lab_table.PROCESSES["kvsim"]  # a course's keyed seed: the hidden cases are drawn as `--course` draws them
 
 
 REUSED = ("ok", "crash", "exit", "missing")  # the outcomes a job gives every time it runs on the same files
@@ -83,10 +88,8 @@ def first_hint(reports):
                 (None, []))
 
 
-@pytest.fixture(scope="module")
-def both(tmp_path_factory):
+def graded_and_checked(root, plants, artifact_plants=()):
     """{plant name: (the check's reports, the grader's Grade, the plant's first step, its hint)}."""
-    root = tmp_path_factory.mktemp("parity")
     digests = root / "digests.json"
     digests.write_text(release.digests_file(release.expectations(), salt="parity-salt"))
     written = root / "artifacts"
@@ -99,16 +102,19 @@ def both(tmp_path_factory):
         return plant_folder
 
     cases = {}
-    for plant in PLANTS:
+    reference = root / "reference"
+    folder_with(PLANTS[0]._replace(pieces=()), reference)
+    shutil.copy(ROOT / "kvlab" / PLANTS[0].script, reference / PLANTS[0].script)  # the reference: no bug
+    handin(reference)
+    for plant in plants:
         folder = folder_with(plant, root / "class" / plant.name)
         step, hint = plant.steps[0], plant.misconception
         if planted_text(plant) == DELETED:  # a file left out: the whole table names it first, at its first step
             step, hint = next(number for number, s in lab_table.STEPS.items() if s.file == plant.script), "missing-file"
         cases[plant.name] = (handin(folder), step, hint)
-    for plant in ARTIFACT_PLANTS:
+    for plant in artifact_plants:
         folder = root / "class" / plant.name
-        shutil.copytree(root / "class" / PLANTS[0].name, folder)
-        shutil.copy(ROOT / "kvlab" / PLANTS[0].script, folder / PLANTS[0].script)  # the reference: no bug
+        shutil.copytree(reference, folder)
         plant.change(folder)
         cases[plant.name] = (folder, plant.step, plant.misconception)
     folders = [folder for folder, _, _ in cases.values()]
@@ -117,20 +123,20 @@ def both(tmp_path_factory):
         patch.setattr(run, "run_jobs", shared)  # what kvlab check's executor calls
         patch.setattr(grade, "run_jobs", shared)
         grades, interrupted = grade.grade_all(folders, seed=COURSE_SEED, timeout=FAST, isolation=False, jobs=2)
+        def checked_steps(folder, graded):
+            # graded on the reference kvsim.py: the check's scenario steps wait for the failing kvsim.py
+            # (test_a_failing_kvsim_holds_every_scenario_step_back), so only its kvsim steps and step 8 tell
+            fair = any(report.note == FAIR for report in graded.steps.values())
+            return check.steps(KVSIM_STEPS + (8,) if fair else lab_table.NUMBERS, folder=folder, artifacts=folder,
+                               timeout=FAST, oracle=student_oracle)
         with ThreadPoolExecutor(2) as pool:
-            checked = list(pool.map(lambda folder: check.steps(folder=folder, artifacts=folder, timeout=FAST,
-                                                               oracle=student_oracle), folders))
+            checked = list(pool.map(checked_steps, folders, grades))
     assert not interrupted
     return {name: (reports, graded, step, hint)
             for (name, (_, step, hint)), reports, graded in zip(cases.items(), checked, grades)}
 
 
-NAMES = [plant.name for plant in PLANTS] + [plant.name for plant in ARTIFACT_PLANTS]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_check_and_grade_give_the_plant_its_one_hint_on_the_same_steps(both, name):
-    checked, graded, step, hint = both[name]
+def assert_parity(checked, graded, step, hint, name):
     assert not graded.error, graded.error
     expected = (step, [hint]) if hint else (step,)
     for reports in (checked, graded.steps):
@@ -140,4 +146,7 @@ def test_check_and_grade_give_the_plant_its_one_hint_on_the_same_steps(both, nam
     failing_in_grade = {number for number, report in graded.steps.items() if not report.passed}
     assert failing_in_grade <= failing_in_check, (name, failing_in_grade - failing_in_check)
     for number in failing_in_check - failing_in_grade:
-        assert graded.steps[number].note == Msg("grade.on-reference-kvsim"), (name, number)
+        assert graded.steps[number].note == FAIR, (name, number)
+    for number in set(graded.steps) - set(checked):  # steps the check did not run: graded on the reference
+        assert graded.steps[number].note == FAIR, (name, number)
+

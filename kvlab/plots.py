@@ -6,9 +6,10 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from .i18n import t
+from .timeline import STYLE
 
 MARKERS = {"baseline": "o", "lmcache": "^"}   # a config is a marker; a tier is a colour
-TIER_COLORS = {"gpu": "tab:green", "cpu": "tab:blue", "miss": "tab:red"}
+TIER_COLORS = {tier: STYLE[tier]["color"] for tier in ("gpu", "cpu", "miss")}  # the timeline's Okabe-Ito colours
 TIER_LABELS = {"gpu": "notebook.plot-tier-gpu", "cpu": "notebook.plot-tier-cpu", "miss": "notebook.plot-tier-miss"}
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 

@@ -35,7 +35,7 @@ from kvlab.instructor.oracle import Reference as Live
 KVLAB = Path(grade.__file__).resolve().parent.parent
 AVAILABLE, WHY = sandbox.available()
 needs_bwrap = pytest.mark.skipif(not AVAILABLE, reason=WHY)
-TIMEOUT = 2.0
+TIMEOUT = grade.DEFAULT_TIMEOUT  # the grader's own limit: a CPU second per run
 EXTENSION = "kvsim" + importlib.machinery.EXTENSION_SUFFIXES[0]  # what `import kvsim` would load before kvsim.py
 EMPTY_CLASSES = "class LRUCache:\n    pass\n\n\nclass TwoTierCache:\n    pass\n"
 

@@ -328,14 +328,10 @@ MESSAGES = {
     "notebook.plot-dense-sweep": "simulator, dense sweep",
     "notebook.plot-request-x": "document id, in read order within each pass",
     "notebook.plot-request-y": "time to first token (ms, log scale)",
-    "notebook.plot-request-title": "Per-request TTFT by pass and config",
-    "notebook.plot-config": "config",
-    "notebook.plot-ratio-none": "ratio n/a",
-    "notebook.plot-ratio": "ratio {ratio:.2f}",
-    "notebook.plot-summary-title": "{stat} TTFT per pass",
-    "notebook.plot-pass": "pass",
-    "notebook.plot-summary-y": "time to first token (ms)",
-    "notebook.plot-summary-suptitle": "TTFT per pass; ratio = baseline / lmcache (above 1: lmcache is faster)",
+    "notebook.plot-request-title": "Every request, coloured by the tier your simulator predicts",
+    "notebook.plot-tier-gpu": "GPU hit",
+    "notebook.plot-tier-cpu": "load from CPU",
+    "notebook.plot-tier-miss": "recompute (a miss)",
     "notebook.timeline-title": "{docs} documents × {tokens:,} tokens, read {passes}: the cache after every read",
     "notebook.timeline-lru": "your LRUCache({capacity:,})\n{fit} whole documents fit",
     "notebook.timeline-gpu-tier": "GPU tier: {capacity:,} tokens\n{fit} whole documents fit",
@@ -395,6 +391,8 @@ MESSAGES = {
                               "last {kept} read: {docs}. Each miss evicted the oldest entry to make room. The next "
                               "notebook reads the documents again in the same order, starting with document 0, which "
                               "left long ago."),
+    "nb.02.what-second-pass": "The second pass's hits",
+    "nb.02.what-reverse": "Which documents the reverse pass hits, in read order",
     "nb.02.resident": "the GPU holds {resident} of {docs} documents; all of them would need {total:,} tokens",
     "nb.02.trace-hit": "read {doc}: hit   evicts {evicted}  cache now {keys}",
     "nb.02.trace-miss": "read {doc}: miss  evicts {evicted}  cache now {keys}",
@@ -415,6 +413,9 @@ MESSAGES = {
                                 "the second pass, so it misses, and storing it evicts only documents this pass has "
                                 "already read. Reversing the order turns the worst case (oldest first) into the best "
                                 "(most recent first)."),
+    "nb.03.what-six": "The second-pass hits at the six capacities",
+    "nb.03.what-first-hit": "The smallest GPU capacity with a second-pass hit",
+    "nb.03.what-evicted": "What the second pass's first read evicts, one token short",
     "nb.03.total": "all {docs} documents together: {docs} × {tokens:,} = {total:,} tokens",
     "nb.03.table-header": "GPU capacity (tokens)  documents that fit  second-pass hits",
     "nb.03.none-and-some": (("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
@@ -463,6 +464,11 @@ MESSAGES = {
     "nb.03.figure-point": ("{capacity:,} tokens: {n} hit", "{capacity:,} tokens: {n} hits"),
     "nb.04.cpu-zero-same": "{reads} reads, the same answers from both caches; the CPU tier holds {cpu}",
     "nb.04.cpu-zero-differs": "{reads} reads, and the answers of the two caches differ; the CPU tier holds {cpu}",
+    "nb.04.what-returns": "What reading c, then b, returns",
+    "nb.04.what-gpu": "What the GPU tier holds afterwards, oldest first",
+    "nb.04.what-cpu": "What the CPU tier holds afterwards, oldest first",
+    "nb.04.what-second-pass": "The second pass as (GPU hits, CPU hits, misses)",
+    "nb.04.what-reverse": "The reverse pass as (GPU hits, CPU hits, misses)",
     "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
     "nb.04.answer-same": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
                           "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
@@ -485,6 +491,9 @@ MESSAGES = {
                                 "simulator's documents are {lab_tokens:,} tokens, not {doc_tokens:,}. With this "
                                 "notebook's parameters the CPU tier holds {held} of the {docs} documents; notebook "
                                 "05 asks what happens when it cannot hold them all."),
+    "nb.05.what-seven": "The second-pass misses at the seven capacities",
+    "nb.05.what-needed": "The smallest CPU capacity with no second-pass miss",
+    "nb.05.what-cpu-keys": "What the CPU tier holds after pass 1, oldest first",
     "nb.05.total": "all documents: {total:,} tokens; the GPU holds {in_gpu} of them",
     "nb.05.overflow": ("the part that did not fit in the GPU: {overflow:,} tokens, or {docs} whole documents = "
                        "{tokens:,} tokens"),
@@ -525,103 +534,100 @@ MESSAGES = {
     "nb.05.answer-gpu-holds-all": ("**Answer.** With these parameters the GPU alone holds all {docs} documents, so "
                                    "the second pass needs no CPU tier at all; at the lab's GPU the answer is all "
                                    "documents (re-run with the defaults)."),
-    "nb.06.stand-in": ("This is the **stand-in**: its numbers were generated to reproduce the published figures "
-                       "(`fixtures/README.md` says how). They show that the analysis works, not what an engine did. "
-                       "On the course machine the same cells read the real measurement."),
-    "nb.06.not-stand-in": ("This file is not the stand-in: every finding below is evidence about whatever produced "
+    "nb.06.stand-in": ("This file is the **stand-in**. It was generated, not measured (`fixtures/README.md` says "
+                       "how). It shows that the analysis works. It says nothing about a real engine. The box "
+                       "**Limits** at the end says what follows from that."),
+    "nb.06.not-stand-in": ("This file is not the stand-in. Every finding below is evidence about whatever produced "
                            "it."),
     "nb.06.verdict-faster": "lmcache faster",
     "nb.06.verdict-slower": "lmcache slower",
     "nb.06.verdict-same": "the same",
     "nb.06.ratio-line": "{name} p50 ratio {p50:>5.2f}   mean ratio {mean:>5.2f}   {verdict}",
     "nb.06.no-pass": "none",
-    "nb.06.answer-ratios": ("**Answer.** Above 1 (lmcache faster): {above}; below 1: {below}. A ratio below 1 means "
-                            "lmcache took longer than the baseline. In the cold pass nothing can be reused (your "
-                            "simulator predicts only misses there, in both configs): both engines recompute every "
-                            "prefill, so a difference can only come from what LMCache alone does, writing each "
-                            "document's KV to the CPU tier, or from noise. How large is it against the noise?"),
-    "nb.06.cold-pass-generated": ("On the stand-in the cold-pass difference is generated (`fixtures/make_ttft.py`: "
-                                  "12 ms); the published figures say only that lmcache was slightly slower in the "
-                                  "cold pass."),
-    "nb.06.by-construction": ("**By construction.** On the stand-in this match proves nothing about the simulator: "
-                              "`fixtures/make_ttft.py` places at about 30 ms exactly the documents the simulator "
-                              "keeps in the GPU (its `GPU_RESIDENT`). It shows that the analysis finds the split. On "
-                              "the course machine, the same cells test the simulator against the measurement."),
-    "nb.06.answer-split": ("**Answer.** Yes, document for document: the requests your simulator serves from the GPU "
-                           "were the fastest in both configs, those it loads from the CPU came next in lmcache, and "
-                           "the baseline, with no CPU tier, recomputed them."),
-    "nb.06.answer-split-stand-in": ("**Answer.** Yes, document for document: the requests your simulator serves from "
-                                    "the GPU were the fastest in both configs, those it loads from the CPU came next "
-                                    "in lmcache, and the baseline, with no CPU tier, recomputed them. (On the "
-                                    "stand-in, by construction.)"),
-    "nb.06.answer-no-split": "**Answer.** Not with this file. {why}",
+    "nb.06.what-faster": "The passes where lmcache is faster (ratio above 1)",
+    "nb.06.what-gpu-hits": "The reverse pass's GPU hits, in read order",
+    "nb.06.answer-ratios": ("**Answer.** Above 1 (lmcache faster): {above}. Below 1: {below}. A ratio below 1 means "
+                            "lmcache took longer than the baseline. In the cold pass nothing can be reused. Both "
+                            "engines recompute every prefill. {cold}"),
     "nb.06.requests": ("{n} request",
                        "{n} requests"),
     "nb.06.pass-and-order": "{name} ({order})",
-    "nb.06.layout": ("{n} pass, in the order it appears: {passes}; {docs} documents, ids {ids}.",
-                     "{n} passes, in the order they appear: {passes}; {docs} documents, ids {ids}."),
-    "nb.06.layout-no-documents": ("{n} pass, in the order it appears: {passes}; no documents.",
-                                  "{n} passes, in the order they appear: {passes}; no documents."),
+    "nb.06.layout": ("{n} pass, in the order it ran: {passes}. {docs} documents, ids {ids}.",
+                     "{n} passes, in the order they ran: {passes}. {docs} documents, ids {ids}."),
+    "nb.06.layout-no-documents": ("{n} pass, in the order it ran: {passes}. No documents.",
+                                  "{n} passes, in the order they ran: {passes}. No documents."),
+    "nb.06.cold-is": "The cold pass, the one that ran first: **{name}**.",
     "nb.06.id-range": "{first}…{last}",
-    "nb.06.not-the-labs-pass-names": ("These are not the lab's pass names ({names}): this analysis goes by the "
-                                      "passes' order and direction, never by their names."),
-    "nb.06.ids-mapped": "The simulator numbers documents 0…{last}: the file's ids map to those in ascending order.",
+    "nb.06.not-the-labs-pass-names": ("These are not the lab's pass names ({names}). So each pass stands where the "
+                                      "lab's would: a name with \"cold\" first, then the forward passes, then the "
+                                      "backward ones."),
+    "nb.06.ids-mapped": "The simulator numbers documents 0…{last}. The file's ids map to those in ascending order.",
     "nb.06.assumption-broken": "**Assumption broken:** {problem}",
     "nb.06.problem-no-config": "the file has no {configs} requests, so nothing compares the two configs.",
     "nb.06.problem-repeated": "{config} reads document {doc} more than once in pass {name}.",
     "nb.06.problem-some-documents": "{config} pass {name} reads {read} of the {docs} documents.",
     "nb.06.problem-different-orders": "baseline and lmcache read pass {name} in different orders.",
     "nb.06.problem-neither-order": (("pass {name} reads its documents in neither order: the lines may be shuffled. "
-                                     "This analysis takes the line order as the read order (the file has no "
-                                     "timestamps), so it cannot tell which documents a cache still held."),
+                                     "The file has no timestamps, so this analysis takes the line order as the "
+                                     "read order."),
                                     ("passes {names} read their documents in neither order: the lines may be "
-                                     "shuffled. This analysis takes the line order as the read order (the file has "
-                                     "no timestamps), so it cannot tell which documents a cache still held.")),
+                                     "shuffled. The file has no timestamps, so this analysis takes the line order "
+                                     "as the read order.")),
     "nb.06.not-json": "{file}, line {line}: not JSON ({error})",
-    "nb.06.warm-up": ("The file's first request ({config}, pass {name}, document {doc}) took {ms:,.1f} ms, "
-                      "{times:.2f}× the median of the other requests of its kind ({median:,.1f} ms): a warm-up, not "
-                      "a group. The comparisons below leave it out; summarize.py keeps it, as it summarizes the file "
-                      "as it is (its mean moves, its median hardly)."),
-    "nb.06.does-not-apply": "This does not apply: the file breaks an assumption of this analysis: {problem}",
-    "nb.06.does-not-apply-more": ("This does not apply: the file breaks an assumption of this analysis: {problem} "
-                                  "(and {more} more, listed above)"),
-    "nb.06.tiers-gpu": "GPU hits",
-    "nb.06.tiers-cpu": "loads from CPU",
-    "nb.06.tiers-miss": "recomputes",
+    "nb.06.warm-up": ("{config}'s first request ({name}, document {doc}) took {ms:,.1f} ms. That is {times:.1f}× "
+                      "the median of its kind. It is a **warm-up**. It moves the mean of {config} {name} by "
+                      "{mean_shift:+.1f} ms, but the median by only {median_shift:+.1f} ms. The analysis below "
+                      "leaves it out. Your `summarize` keeps it: it summarizes the file as it is."),
+    "nb.06.no-warm-up": ("No warm-up: each engine's first request took at most {times:.2f}× the median of its kind. "
+                         "A warm-up takes {factor}× or more."),
+    "nb.06.no-reverse-pass": ("The file has no pass that reads the documents backwards. So question 2 (GPU hits and "
+                              "loads from CPU in the reverse pass) does not apply to it."),
     "nb.06.tier-count-gpu": ("{n} GPU hit",
                              "{n} GPU hits"),
     "nb.06.tier-count-cpu": ("{n} load from CPU",
                              "{n} loads from CPU"),
     "nb.06.tier-count-miss": ("{n} recompute",
                               "{n} recomputes"),
-    "nb.06.overlap": ("in {config}, pass {name}, the simulator's {fast} (up to {up_to:.1f} ms) overlap its {slow} "
-                      "(from {start:.1f} ms)"),
-    "nb.06.no-reverse-pass": ("The file has no pass that reads the documents backwards, so step 6's comparison (GPU "
-                              "hits and loads from CPU in the reverse pass) does not apply to it."),
     "nb.06.tier-group": "{count} (documents {docs}: {low:.1f}–{high:.1f} ms)",
-    "nb.06.reverse-predicted": "In {config}'s reverse pass ({name}) the simulator predicts {groups}.",
-    "nb.06.reverse-overlaps": "{predicted} The measurement does not split that way: {overlaps}.",
-    "nb.06.reverse-one-kind": "{predicted} One kind of request only: there is no split to compare.",
-    "nb.06.reverse-splits": ("{predicted} Every request of a faster kind was faster than every request of a slower "
-                             "one: the measurement splits {counts}, document for document."),
-    "nb.06.not-cold": (("The first pass ({name}) is not cold: the simulator predicts {hits} hit in it, so it cannot "
-                        "show what a pass with nothing to reuse costs."),
-                       ("The first pass ({name}) is not cold: the simulator predicts {hits} hits in it, so it cannot "
-                        "show what a pass with nothing to reuse costs.")),
-    "nb.06.cold-slower": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
-                          "config. lmcache's median is {ms:.1f} ms slower than the baseline's ({share:+.1%}). One "
-                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
-                          "about √2 σ = {noise:.1f} ms."),
-    "nb.06.cold-faster": ("In the cold pass ({name}) the simulator predicts only misses: nothing to reuse in either "
-                          "config. lmcache's median is {ms:.1f} ms faster than the baseline's ({share:+.1%}). One "
-                          "request varies by about σ = {spread:.1f} ms, so two requests of the same kind differ by "
-                          "about √2 σ = {noise:.1f} ms."),
-    "nb.06.cold-within-noise": ("{measured} The difference is within that per-request noise: this file alone does "
-                                "not show that lmcache is slower cold, nor why."),
-    "nb.06.cold-slower-than-noise": ("{measured} The difference is larger than that noise: lmcache is slower cold. "
-                                     "The lab's explanation: it also writes each document's KV to the CPU tier."),
-    "nb.06.cold-faster-than-noise": ("{measured} The difference is larger than that noise: lmcache is faster cold. "
-                                     "That is not what the lab's measurement found."),
+    "nb.06.split-yes": ("{config}, {name}: {groups}. Every request of a faster tier was faster than every request "
+                        "of a slower one. The measurement splits {counts}, document for document."),
+    "nb.06.split-no": ("{config}, {name}: {groups}. The measured times of these tiers overlap. The measurement does "
+                       "not split the way your simulator does."),
+    "nb.06.split-one-kind": "{config}, {name}: {groups}. One tier only: there is no split to compare.",
+    "nb.06.cold-numbers": ("Cold pass ({name}): lmcache's median is {gap:+.1f} ms from the baseline's "
+                           "({share:+.1%}). The standard error of that gap is {se:.1f} ms, so the gap is {z:.1f} "
+                           "SE. Shuffling the configs gave a gap this large in {p:.1%} of {shuffles:,} shuffles "
+                           "(the p-value). lmcache was slower on {slower} of {docs} documents."),
+    "nb.06.cold-slower": ("**lmcache is slower in the cold pass,** by about {z:.0f} standard errors. Chance rarely "
+                          "gives such a gap. The cause is the lab's rule 3: a miss is stored in both tiers. So "
+                          "lmcache also writes each document's KV to the CPU tier. The baseline has no CPU tier to "
+                          "write to."),
+    "nb.06.cold-not-shown": ("**This file does not show a cold-pass difference.** A gap of {z:.1f} standard errors "
+                             "comes up by chance in {p:.0%} of shuffles. Rule 3 predicts lmcache slower, but this "
+                             "file cannot tell."),
+    "nb.06.answer-split": ("**Answer.** Yes, document for document. The requests your simulator serves from the GPU "
+                           "were the fastest in both configs. Those it loads from the CPU came next in lmcache. The "
+                           "baseline has no CPU tier, so it recomputed them."),
+    "nb.06.answer-no-split": ("**Answer.** Not with this file. In {configs}, the measured times of the tiers "
+                              "overlap."),
+    "nb.06.answer-no-reverse-pass": "**Answer.** The question does not apply: this file has no reverse pass.",
+    "nb.06.limits": ("**Limits.**\n\n"
+                     "{stand_in}"
+                     "- The simulator works per document and has no timing. It predicts *which* requests are fast, "
+                     "not how fast. Its documents are 5,011 tokens; the measured ones hold 4,864 tokens of KV.\n"
+                     "- The measurement is one run: concurrency 1, a 1.5B model, one GPU, synthetic documents. "
+                     "Another load, model or GPU changes the milliseconds, and perhaps the ratios.\n"
+                     "- The file has no timestamps. Within a pass, the line order is taken as the read order.\n"
+                     "- The CPU tier's 56,000 tokens are an approximation (notebook 04). A smaller CPU tier "
+                     "(notebook 05) is a prediction."),
+    "nb.06.limits-stand-in": ("- **By construction.** This file is the generated stand-in. It was built to match "
+                              "the published figures, so agreeing with them proves nothing. Its GPU hits are "
+                              "placed on the documents the simulator keeps in the GPU. Its cold-pass gap is "
+                              "generated too. The same cells test the simulator only on the course machine's "
+                              "measurement.\n"),
+    "nb.06.plot-cold-title": "{name}: every request\n(line: median; grey band: ± 1 standard error)",
+    "nb.06.plot-reverse-title": "{name}, {config}",
+    "nb.06.plot-ms": "time to first token (ms)",
     "nb.06.list-comma": ", ",
     "nb.06.list-and": "{items} and {last}",
     "nb.06.list-or": "{items} or {last}",
@@ -631,10 +637,6 @@ MESSAGES = {
     "nb.06.pandas-differs-more": "pandas and your summarize differ: {differences}; and {more} more.",
     "nb.06.pandas-agrees": ("pandas agrees with your summarize on all {groups} (config, pass) groups and {ratios} "
                             "ratios."),
-    "nb.06.reverse-ratios": ("Why the reverse pass's mean ratio ({reverse_mean:.2f}) is below the replay's "
-                             "({replay_mean:.2f}): {hits} of its {requests} requests are GPU hits in both configs "
-                             "and gain nothing from the CPU tier. Its median ratio ({reverse_p50:.2f}) stays near "
-                             "the replay's ({replay_p50:.2f}) as long as the median request is one of the others."),
     "nb.07.what-steps": "Where the curve steps (capacity -> hits from there on)",
     "nb.07.what-mru": "Which documents MRU hits in the second pass",
     "nb.07.what-lru-hits": "LRU's second-pass hits at the lab's GPU",

@@ -7,9 +7,12 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from . import fonts
 from .i18n import t
+from .timeline import STYLE
 
-COLORS = {"baseline": "tab:red", "lmcache": "tab:blue"}
-MARKERS = {"baseline": "o", "lmcache": "^"}
+MARKERS = {"baseline": "o", "lmcache": "^"}   # a config is a marker; a tier is a colour
+TIER_COLORS = {tier: STYLE[tier]["color"] for tier in ("gpu", "cpu", "miss")}  # the timeline's Okabe-Ito colours
+TIER_LABELS = {"gpu": "notebook.plot-tier-gpu", "cpu": "notebook.plot-tier-cpu", "miss": "notebook.plot-tier-miss"}
+fonts.use()  # a notebook's own plt.subplots() (e.g. for tier_strip) gets the language's font too
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
@@ -49,19 +52,19 @@ def capacity_cliff(sweep, marked, step_at, *, xlabel, ylabel, title, step_text, 
     return fig, ax
 
 
-def ttft_by_request(frame, note=None):
-    """Every request's TTFT in read order, passes side by side, log scale; `note` says where the data is from."""
+def ttft_by_request(frame, passes, note=None):
+    """Every request's TTFT, `passes` side by side in that order, log scale, each dot coloured by the tier
+    (column `tier`) the simulator predicts for it; `note` says where the data is from."""
     fonts.use()
     fig, ax = plt.subplots(figsize=(9, 4.6))
-    passes = list(dict.fromkeys(frame["pass"]))
     ticks, labels, start = [], [], 0
     for index, name in enumerate(passes):
-        docs = list(dict.fromkeys(frame.loc[frame["pass"] == name, "doc"]))  # read order
+        docs = list(dict.fromkeys(frame.loc[frame["pass"] == name].sort_values("line")["doc"]))  # read order
         position = {doc: start + i for i, doc in enumerate(docs)}
-        for config in COLORS:
+        for config, marker in MARKERS.items():
             rows = frame[(frame["pass"] == name) & (frame["config"] == config)]
-            ax.plot([position[d] for d in rows["doc"]], rows["ttft_ms"], MARKERS[config], color=COLORS[config],
-                    markersize=7, alpha=0.85, label=config if index == 0 else None)
+            ax.scatter([position[d] for d in rows["doc"]], rows["ttft_ms"], marker=marker, s=44, alpha=0.85,
+                       c=[TIER_COLORS[tier] for tier in rows["tier"]], edgecolors="black", linewidths=0.4)
         ticks += list(position.values())
         labels += [str(d) for d in docs]
         ax.text(start + (len(docs) - 1) / 2, 1.02, name, transform=ax.get_xaxis_transform(),
@@ -74,43 +77,53 @@ def ttft_by_request(frame, note=None):
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks([20, 30, 50, 100, 200, 300, 500, 800])
     ax.set_xticks(ticks, labels, fontsize=8)
-    ax.set(xlabel=t("notebook.plot-request-x"), ylabel=t("notebook.plot-request-y"),
-           xlim=(-1, start - 1))
+    ax.set(xlabel=t("notebook.plot-request-x"), ylabel=t("notebook.plot-request-y"), xlim=(-1, start - 1))
     ax.set_title(t("notebook.plot-request-title"), pad=22)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), title=t("notebook.plot-config"))
+    ax.legend(handles=_legend(set(frame["tier"])), loc="center left", bbox_to_anchor=(1.01, 0.5))
     _note(fig, note)
     return fig, ax
 
 
-def ttft_summary(summary, note=None):
-    """p50 and mean TTFT per pass, baseline vs lmcache bars, each pair labelled with its ratio."""
-    fonts.use()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
-    passes = list(summary["ratio"])
-    width = 0.38
-    for ax, stat, key in zip(axes, ("p50", "mean"), ("p50_ms", "mean_ms")):
-        for offset, config in ((-width / 2, "baseline"), (width / 2, "lmcache")):
-            values = [summary[config][name][key] for name in passes]
-            bars = ax.bar([i + offset for i in range(len(passes))], values, width, color=COLORS[config],
-                          label=config)
-            ax.bar_label(bars, fmt="%.1f", fontsize=8, padding=2)
-        for i, name in enumerate(passes):
-            top = max(summary[config][name][key] for config in ("baseline", "lmcache"))
-            ratio = summary["ratio"][name][stat]  # None when lmcache's statistic is 0
-            ax.annotate(t("notebook.plot-ratio-none") if ratio is None else t("notebook.plot-ratio", ratio=ratio), xy=(i, top), xytext=(0, 16),
-                        textcoords="offset points", ha="center", fontsize=9, fontweight="bold")
-        ax.set_xticks(range(len(passes)), passes)
-        ax.set(title=t("notebook.plot-summary-title", stat=stat), xlabel=t("notebook.plot-pass"))
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].set(ylabel=t("notebook.plot-summary-y"))
-    high = max(summary[c][n][k] for c in ("baseline", "lmcache") for n in passes for k in ("p50_ms", "mean_ms"))
-    axes[0].set_ylim(0, high * 1.22)
-    axes[1].legend(loc="upper right")
-    fig.suptitle(t("notebook.plot-summary-suptitle"))
-    fig.tight_layout()
-    _note(fig, note)
-    return fig, axes
+def tier_strip(ax, frame, errors=None, label_docs=False):
+    """One strip per config in `frame` on `ax` (linear axis): each request a dot at its TTFT, coloured by its
+    tier, and a line at the median of each tier; `errors` (config -> ms) shades a standard error around it."""
+    configs = [config for config in MARKERS if config in set(frame["config"])]
+    for x, config in enumerate(configs):
+        for tier, rows in frame[frame["config"] == config].groupby("tier"):
+            rows = rows.sort_values("line")
+            xs = [x + 0.08 * (i - (len(rows) - 1) / 2) for i in range(len(rows))]  # side by side, in read order
+            ax.scatter(xs, rows["ttft_ms"], marker=MARKERS[config], s=46, c=TIER_COLORS[tier], edgecolors="black",
+                       linewidths=0.4, zorder=3)
+            median, half = rows["ttft_ms"].median(), max(0.45, 0.04 * len(rows))
+            ax.hlines(median, x - half, x + half, color="black", linewidth=1.6, zorder=4)
+            if errors:
+                ax.fill_between([x - half, x + half], median - errors[config], median + errors[config], color="0.5",
+                                alpha=0.25, linewidth=0, zorder=2)
+            if label_docs:
+                for dx, (_, row) in zip(xs, rows.iterrows()):
+                    ax.annotate(str(row["doc"]), (dx, row["ttft_ms"]), xytext=(0, 7), textcoords="offset points",
+                                ha="center", fontsize=7, color="0.25")
+    ax.set_xticks(range(len(configs)), configs)
+    ax.set_xlim(-0.7, len(configs) - 0.3)
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def _legend(tiers):
+    """Legend handles: the tiers present (colours), then the configs (markers)."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="", markersize=8, markerfacecolor=TIER_COLORS[tier],
+                      markeredgecolor="black", label=t(TIER_LABELS[tier])) for tier in TIER_COLORS if tier in tiers]
+    handles += [Line2D([], [], marker=marker, linestyle="", markersize=8, markerfacecolor="white",
+                       markeredgecolor="black", label=config) for config, marker in MARKERS.items()]
+    return handles
+
+
+def tier_legend(fig, tiers):
+    """The tiers' and configs' legend, under the figure's axes."""
+    fig.legend(handles=_legend(tiers), loc="lower center", ncol=5, bbox_to_anchor=(0.5, -0.08), frameon=False)
 
 
 def _note(fig, note):

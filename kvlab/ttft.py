@@ -1,17 +1,16 @@
-"""The per-request TTFT file read against the simulator (notebook 06, lab step 8).
+"""Reading the per-request TTFT file for notebook 06 (lab step 8): loading it and checking its layout.
 
-Each function returns a Finding: the evidence when the file bears a claim out, or the assumption the
-file breaks. The assumptions, where they are used:
+The analysis itself (tiers, the cold pass, the reverse pass) is short code in the notebook. What it assumes
+of the file, checked here:
 
-- the file's line order is the order the requests were made (it has no timestamps);
+- within a pass, the line order is the order of the requests (the file has no timestamps);
 - each pass reads every document once, forward (ascending ids) or backward, the same way in both configs;
-- the first pass to appear is the cold one (the simulator then predicts only misses for it);
 - document ids order the documents: the smallest is the simulator's 0, the next its 1, and so on.
 
-pandas does the reading and grouping; the simulator's caches are given, never imported here.
+The passes' order is never taken from the lines: the lab's names give it (`LAB_PASSES`), and other names
+stand where the lab's passes stand (a pass named cold first, then the forward passes, then the backward ones).
 """
 import json
-import math
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -19,11 +18,17 @@ import pandas as pd
 from .i18n import t
 
 CONFIGS = ("baseline", "lmcache")
-LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")
+LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")   # the order they ran in
 TIERS = ("gpu", "cpu", "miss")   # fastest first: a GPU prefix hit, a load from CPU, a recomputed prefill
-TIER_NAMES = {tier: f"nb.06.tiers-{tier}" for tier in TIERS}       # message ids: "GPU hits", ...
-TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # "4 GPU hits", by n
-WARMUP_FACTOR = 1.5              # a first request this many times its kind's median is a warm-up
+TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # message ids: "4 GPU hits", by n
+WARMUP_FACTOR = 1.5              # an engine's first request this many times its kind's median is a warm-up
+
+
+class BrokenAssumption(Exception):
+    """The file breaks an assumption of notebook 06: one line, and the notebook stops there."""
+
+    def _render_traceback_(self):
+        return [f"BrokenAssumption: {self}"]
 
 
 @dataclass
@@ -31,7 +36,6 @@ class Finding:
     """A claim about the file: holds (True), broken by the file (False) or not applicable (None), in words."""
     holds: object
     text: str
-    table: object = None
 
     def _repr_markdown_(self):
         return self.text
@@ -42,16 +46,27 @@ class Finding:
 
 @dataclass
 class Layout:
-    """How the file is laid out: passes in order of first appearance, each one's read order, the documents."""
-    passes: list
+    """How the file is laid out: passes in the order they ran, each one's read order, the documents."""
+    passes: list                                   # the order they ran: see run_order
     orders: dict                                   # pass -> "fwd", "rev" or "neither"
     docs: list                                     # the file's document ids, ascending
     problems: list = field(default_factory=list)   # one sentence per assumption the file breaks
 
     @property
+    def cold(self):
+        """The pass that ran first: nothing was cached yet."""
+        return self.passes[0] if self.passes else None
+
+    @property
     def reverse(self):
         """The first pass that reads backwards, or None."""
         return next((name for name in self.passes if self.orders[name] == "rev"), None)
+
+    def stop_if_broken(self):
+        """Raise BrokenAssumption, naming the first assumption the file breaks; else return self."""
+        if self.problems:
+            raise BrokenAssumption(self.problems[0])
+        return self
 
     def _repr_markdown_(self):
         return self.text
@@ -66,7 +81,9 @@ class Layout:
             lines = [t("nb.06.layout", n=len(self.passes), passes=passes, docs=len(self.docs), ids=_first_last(self.docs))]
         else:
             lines = [t("nb.06.layout-no-documents", n=len(self.passes), passes=passes)]
-        if self.passes != list(LAB_PASSES):
+        if self.cold is not None:
+            lines.append(t("nb.06.cold-is", name=self.cold))
+        if set(self.passes) != set(LAB_PASSES):
             lines.append(t("nb.06.not-the-labs-pass-names", names=", ".join(LAB_PASSES)))
         if self.docs and self.docs != list(range(len(self.docs))):
             lines.append(t("nb.06.ids-mapped", last=len(self.docs) - 1))
@@ -89,16 +106,26 @@ def read(path):
     return frame
 
 
+def run_order(passes, orders):
+    """The passes in the order they ran: the lab's names in the lab's order; any other name where the lab's
+    passes stand: a name with "cold" in it first, then the forward passes, then the others (ties: as they appear)."""
+    def place(name):
+        if name in LAB_PASSES:
+            return LAB_PASSES.index(name)
+        return 0 if "cold" in name.lower() else 1 if orders[name] == "fwd" else 2
+    return sorted(passes, key=place)  # stable: ties keep the order in which they first appear
+
+
 def layout(frame):
-    """Passes, read orders and documents of the file, and every assumption above that it breaks."""
-    passes = list(dict.fromkeys(frame["pass"]))
+    """Passes (in the order they ran), read orders and documents of the file, and every assumption it breaks."""
+    appear = list(dict.fromkeys(frame["pass"]))
     docs = sorted(frame["doc"].unique().tolist())
     problems = []
     missing = [config for config in CONFIGS if config not in set(frame["config"])]
     if missing:
         problems.append(t("nb.06.problem-no-config", configs=_alternatives(missing)))
     orders = {}
-    for name in passes:
+    for name in appear:
         seen = {}
         for config in CONFIGS:
             read_docs = frame[(frame["pass"] == name) & (frame["config"] == config)].sort_values("line")["doc"].tolist()
@@ -114,10 +141,10 @@ def layout(frame):
         orders[name] = seen.get("lmcache", seen.get("baseline", "neither"))
         if len(set(seen.values())) > 1:
             problems.append(t("nb.06.problem-different-orders", name=name))
-    neither = [name for name in passes if orders[name] == "neither"]
+    neither = [name for name in appear if orders[name] == "neither"]
     if neither:
         problems.append(t("nb.06.problem-neither-order", n=len(neither), name=neither[0], names=_joined(neither)))
-    return Layout(passes, orders, docs, problems)
+    return Layout(run_order(appear, orders), orders, docs, problems)
 
 
 def _direction(docs):
@@ -130,131 +157,6 @@ def _direction(docs):
 
 def _first_last(values):
     return t("nb.06.id-range", first=values[0], last=values[-1]) if len(values) > 1 else f"{values[0]}"
-
-
-def predict(frame, caches, tokens):
-    """Each request with the tier the simulator says served it: `caches` maps config -> a fresh TwoTierCache.
-
-    Each config's requests are read through its own cache in line order, every document `tokens` in size,
-    with the file's ids mapped to the simulator's 0, 1, ... in ascending order.
-    """
-    index = {doc: number for number, doc in enumerate(sorted(frame["doc"].unique().tolist()))}
-    tiers = pd.Series(index=frame.index, dtype=object)
-    for config, cache in caches.items():
-        for row in frame[frame["config"] == config].sort_values("line").itertuples():
-            tiers[row.Index] = cache.access(index[row.doc], tokens)
-    return frame.assign(tier=tiers)
-
-
-def warmup(predicted, shape):
-    """A Finding about the file's first request when it is far slower than the others of its kind, else None.
-
-    Its kind: the same config, pass and predicted tier. It is then left out of the comparisons. A file that
-    breaks an assumption has no kinds to compare with.
-    """
-    if shape.problems:
-        return None
-    first = predicted.sort_values("line").iloc[0]
-    kind = predicted[(predicted["config"] == first["config"]) & (predicted["pass"] == first["pass"])
-                     & (predicted["tier"] == first["tier"]) & (predicted["line"] != first["line"])]
-    if kind.empty:
-        return None
-    median = kind["ttft_ms"].median()
-    if first["ttft_ms"] < WARMUP_FACTOR * median:
-        return None
-    text = t("nb.06.warm-up", config=first["config"], name=first["pass"], doc=first["doc"], ms=first["ttft_ms"],
-             times=first["ttft_ms"] / median, median=median)
-    return Finding(True, text, first.to_frame().T)
-
-
-def _without(predicted, skip):
-    return predicted if skip is None else predicted[predicted["line"] != skip.table["line"].iloc[0]]
-
-
-def tier_groups(predicted, skip=None):
-    """Per config, pass and predicted tier: how many requests, which documents (read order), their TTFT range."""
-    rows = []
-    kept = _without(predicted, skip).sort_values("line")
-    for (config, name), requests in kept.groupby(["config", "pass"], sort=False):
-        for tier in TIERS:
-            group = requests[requests["tier"] == tier]
-            if len(group):
-                rows.append({"config": config, "pass": name, "tier": tier, "requests": len(group),
-                             "docs": group["doc"].tolist(), "median_ms": group["ttft_ms"].median(),
-                             "min_ms": group["ttft_ms"].min(), "max_ms": group["ttft_ms"].max()})
-    return pd.DataFrame(rows)
-
-
-def tier_table(predicted, shape, skip=None):
-    """tier_groups, or a Finding saying why the file has none worth showing."""
-    if shape.problems:
-        return _not_applicable(shape)
-    groups = tier_groups(predicted, skip)
-    return groups.assign(docs=groups["docs"].map(_listed)).set_index(["config", "pass", "tier"])
-
-
-def _not_applicable(shape):
-    if len(shape.problems) > 1:
-        return Finding(False, t("nb.06.does-not-apply-more", problem=shape.problems[0], more=len(shape.problems) - 1))
-    return Finding(False, t("nb.06.does-not-apply", problem=shape.problems[0]))
-
-
-def overlaps(groups):
-    """Where a faster tier's slowest request was not faster than the next tier's fastest, one sentence each."""
-    found = []
-    for (config, name), tiers in groups.groupby(["config", "pass"], sort=False):
-        ordered = tiers.set_index("tier").loc[[tier for tier in TIERS if tier in set(tiers["tier"])]]
-        for (fast, faster), (slow, slower) in zip(ordered.iterrows(), list(ordered.iterrows())[1:]):
-            if faster["max_ms"] >= slower["min_ms"]:
-                found.append(t("nb.06.overlap", config=config, name=name, fast=t(TIER_NAMES[fast]),
-                               up_to=faster["max_ms"], slow=t(TIER_NAMES[slow]), start=slower["min_ms"]))
-    return found
-
-
-def reverse_split(predicted, shape, skip=None, config="lmcache"):
-    """Step 6's question: does the reverse pass split as the simulator's GPU hits and loads from CPU do?"""
-    if shape.problems:
-        return _not_applicable(shape)
-    if shape.reverse is None:
-        return Finding(None, t("nb.06.no-reverse-pass"))
-    groups = tier_groups(predicted, skip)
-    mine = groups[(groups["config"] == config) & (groups["pass"] == shape.reverse)]
-    parts = [t("nb.06.tier-group", count=t(TIER_COUNTS[row.tier], n=row.requests), docs=_listed(row.docs),
-               low=row.min_ms, high=row.max_ms) for row in mine.itertuples()]
-    said = t("nb.06.reverse-predicted", config=config, name=shape.reverse, groups=_joined(parts))
-    wrong = overlaps(mine)
-    if wrong:
-        return Finding(False, t("nb.06.reverse-overlaps", predicted=said, overlaps="; ".join(wrong)), mine)
-    if len(mine) < 2:
-        return Finding(True, t("nb.06.reverse-one-kind", predicted=said), mine)
-    counts = " + ".join(str(row.requests) for row in mine.itertuples())
-    return Finding(True, t("nb.06.reverse-splits", predicted=said, counts=counts), mine)
-
-
-def cold_pass(predicted, shape, skip=None):
-    """The cold pass: lmcache minus baseline (medians), set against the per-request spread."""
-    if shape.problems:
-        return _not_applicable(shape)
-    cold = shape.passes[0]
-    kept = _without(predicted, skip)
-    requests = kept[kept["pass"] == cold]
-    hits = int((requests["tier"] != "miss").sum())
-    if hits:
-        return Finding(False, t("nb.06.not-cold", name=cold, hits=hits, n=hits))
-    ttft = {config: requests.loc[requests["config"] == config, "ttft_ms"] for config in CONFIGS}
-    difference = ttft["lmcache"].median() - ttft["baseline"].median()
-    spread = math.sqrt((ttft["baseline"].var() + ttft["lmcache"].var()) / 2)  # pooled per-request std
-    noise = math.sqrt(2) * spread   # the typical difference between two requests of the same kind
-    measured = t("nb.06.cold-slower" if difference > 0 else "nb.06.cold-faster", name=cold, ms=abs(difference),
-                 share=difference / ttft["baseline"].median(), spread=spread, noise=noise)
-    if abs(difference) <= noise:
-        return Finding(None, t("nb.06.cold-within-noise", measured=measured))
-    verdict = "nb.06.cold-slower-than-noise" if difference > 0 else "nb.06.cold-faster-than-noise"
-    return Finding(bool(difference > 0), t(verdict, measured=measured))
-
-
-def _listed(docs):
-    return ", ".join(str(doc) for doc in docs)
 
 
 def _joined(parts):
@@ -297,19 +199,3 @@ def compare_summary(stats, summary):
                                     more=len(differences) - 3))
         return Finding(False, t("nb.06.pandas-differs", differences="; ".join(differences)))
     return Finding(True, t("nb.06.pandas-agrees", groups=groups, ratios=ratios))
-
-
-def reverse_ratios(predicted, shape, summary):
-    """Why the reverse pass's mean ratio is below the replay's while its median ratio is not; None unless
-    the file is shaped like the lab's (a replay lmcache serves from CPU, a reverse pass with no recompute)."""
-    if shape.problems or shape.reverse is None or len(shape.passes) < 3:
-        return None
-    replay, reverse = shape.passes[1], shape.reverse
-    lm = predicted[predicted["config"] == "lmcache"]
-    if set(lm[lm["pass"] == replay]["tier"]) != {"cpu"} or "miss" in set(lm[lm["pass"] == reverse]["tier"]):
-        return None
-    hits = int((lm[lm["pass"] == reverse]["tier"] == "gpu").sum())
-    ratio = summary["ratio"]
-    return Finding(True, t("nb.06.reverse-ratios", reverse_mean=ratio[reverse]["mean"], replay_mean=ratio[replay]["mean"],
-                           hits=hits, requests=int((lm["pass"] == reverse).sum()), reverse_p50=ratio[reverse]["p50"],
-                           replay_p50=ratio[replay]["p50"]))

@@ -36,7 +36,7 @@ from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, grade, release
 from planted import DELETED, PLANTS, ROOT, folder_with, planted_text
 
-FAST = 0.5           # CPU seconds a run may take before it counts as endless (the lab's runs take milliseconds)
+FAST = 0.25          # CPU seconds a run may take before it counts as endless (the lab's runs take milliseconds)
 COURSE_SEED = "5eed" * 16
 FAIR = Msg("grade.on-reference-kvsim")
 KVSIM_STEPS = lab_table.PROCESSES["kvsim"]  # a course's keyed seed: the hidden cases are drawn as `--course` draws them

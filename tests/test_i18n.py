@@ -214,8 +214,9 @@ def test_a_stub_names_its_step_in_the_editions_language():
 
 
 @pytest.mark.parametrize("command", [["release", "OUT", "--lang", "zh"], ["notebooks", "--lang", "ja"]])
-def test_what_has_english_notebooks_only_is_refused_in_another_language(command, tmp_path, capsys):
+def test_what_has_english_notebooks_only_is_refused_in_another_language(command, tmp_path, capsys, monkeypatch):
     from kvlab.cli import main
+    monkeypatch.setenv("KVLAB_LANG", "en")  # --lang sets KVLAB_LANG for the process: restored after the test
     command = [str(tmp_path / "out") if part == "OUT" else part for part in command]
     with pytest.raises(SystemExit) as stopped:
         main(command)

@@ -7,6 +7,7 @@ whose kvsim.py is a stub (the student edition's "not written yet" and the reload
 notebook under `kvlab notebooks`.
 """
 import ast
+import json
 import re
 import shutil
 
@@ -221,23 +222,45 @@ def test_a_bad_parameter_stops_the_notebook_with_one_line(tmp_path, monkeypatch)
                                        "[21520, 50110]\")"]
 
 
-def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_holds(tmp_path, monkeypatch):
-    """Other pass names, ids from 1 and a warm-up spike; the unit cases are in test_ttft.py."""
+def variant_files(folder):
+    """Two valid files unlike the stand-in, written from it: (other names, ids from 1, passes grouped out of
+    order) and (the lab's names, a first request about 2.5× the others: a warm-up)."""
     names = {"pass1-cold": "cold", "pass2-replay": "again", "pass3-reverse": "backwards"}
-    lines = STAND_IN.read_text().splitlines()
-    lines[0] = lines[0].replace('"ttft_ms": 599.2', '"ttft_ms": 2400.0')
-    for old, new in names.items():
-        lines = [line.replace(old, new) for line in lines]
-    lines = [re.sub(r'"doc": (\d+)', lambda found: f'"doc": {int(found.group(1)) + 1}', line) for line in lines]
-    variant = tmp_path / "variant.jsonl"
-    variant.write_text("\n".join(lines) + "\n")
-    outputs = outputs_of(run_papermill("06_measured_ttft.ipynb", tmp_path, monkeypatch, ttft=str(variant)))
-    assert "This file is not the stand-in" in outputs
-    assert "not the lab's pass names" in outputs and "ids 1…10" in outputs
-    assert "document 1) took 2,400.0 ms" in outputs and "a warm-up, not a group" in outputs
-    assert "In lmcache's reverse pass (backwards) the simulator predicts 4 GPU hits (documents 10, 9, 8, 7" in outputs
-    assert "the measurement splits 4 + 6, document for document" in outputs
-    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in outputs
+    rows = [json.loads(line) for line in STAND_IN.read_text().splitlines() if line.strip()]
+    regrouped = sorted(rows, key=lambda row: ["pass3-reverse", "pass1-cold", "pass2-replay"].index(row["pass"]))
+    other = [dict(row, **{"pass": names[row["pass"]], "doc": row["doc"] + 1}) for row in regrouped]
+    warm = [dict(row) for row in rows]
+    warm[0]["ttft_ms"] = round(2.5 * warm[0]["ttft_ms"], 1)  # 1,498.0 ms: the engine's first request
+    files = {"other.jsonl": other, "warm.jsonl": warm}
+    for name, lines in files.items():
+        (folder / name).write_text("".join(json.dumps(row) + "\n" for row in lines))
+    return [folder / name for name in files]
+
+
+def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_holds(tmp_path, monkeypatch):
+    """Two valid files unlike the lab's, each in its own kernel, both at once: notebook 06 runs through and still
+    concludes; the unit cases (shuffled lines, a document read twice) are in test_ttft.py."""
+    nb = read(ROOT / "notebooks" / "06_measured_ttft.ipynb")
+    copies = []
+    for variant in variant_files(tmp_path):
+        [cell] = [cell for cell in nb.cells if "parameters" in tags(cell)]
+        cell.source = f"ttft: str = {str(variant)!r}"
+        copies.append(tmp_path / f"06_{variant.stem}.ipynb")
+        nbformat.write(nb, copies[-1])
+    nbrun.run_notebooks(copies, out=tmp_path / "out", report=lambda line: None, jobs=2)  # raises if a cell failed
+    other, warm = (outputs_of(read(tmp_path / "out" / "notebooks" / copy.name)) for copy in copies)
+    assert "This file is not the stand-in" in other
+    assert "passes, in the order they ran: cold (fwd), again (fwd), backwards (rev)" in other
+    assert "not the lab's pass names" in other and "ids 1…10" in other
+    assert "The cold pass, the one that ran first: **cold**." in other
+    assert "lmcache, backwards: 4 GPU hits (documents 10, 9, 8, 7" in other
+    assert "The measurement splits 4 + 6, document for document" in other
+    assert "**lmcache is slower in the cold pass,** by about 2 standard errors" in other
+    assert "baseline's first request (pass1-cold, document 0) took 1,498.0 ms. That is 2.6× the median" in warm
+    assert "It moves the mean of baseline pass1-cold by +92.5 ms, but the median by only +2.2 ms" in warm
+    assert "**lmcache is slower in the cold pass,** by about 2 standard errors" in warm
+    assert "lmcache, pass3-reverse: 4 GPU hits (documents 9, 8, 7, 6" in warm
+    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in other + warm
     assert not (tmp_path / "out" / "measured.json").exists()
 
 

@@ -74,6 +74,8 @@ def update(language, locale=None, messages=MESSAGES):
                 entry.flags.append("fuzzy")
             changes["fuzzy"].append(message_id)
         entry.flags = [flag for flag in entry.flags if flag == "fuzzy"] + _flags(english)
+        if "fuzzy" not in entry.flags:  # translated again: the old English has served its purpose
+            entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
         entry.occurrences = []
         new.append(entry)
     for message_id, entry in by_id.items():

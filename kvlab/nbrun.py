@@ -13,6 +13,7 @@ cell that is not Python, a file left alone). A copy that would replace a differe
 `import kvlab` stays light.
 """
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -91,6 +92,7 @@ def execute(path, env=None, timeout=300):
         raise NotebookError(t("notebook.run-unreadable", notebook=path, error=type(error).__name__)) from None
     # No timing metadata: re-running gives the same file. "immediate": no waiting for a polite kernel shutdown.
     client = NotebookClient(notebook, kernel_name=KERNEL, timeout=timeout, record_timing=False, allow_errors=True,
+                            kernel_manager_class=_unix_sockets(),
                             shutdown_kernel="immediate", resources={"metadata": {"path": str(path.parent.resolve())}})
     current = {"index": 0}
     client.on_cell_start = lambda cell, cell_index: current.update(index=cell_index)
@@ -107,6 +109,29 @@ def execute(path, env=None, timeout=300):
             raise
         stopped.append(t("notebook.run-not-started", notebook=path.name, error=f"{type(error).__name__}: {error}"))
     return Run(notebook, failures(notebook, path.name) + stopped, time.perf_counter() - start)
+
+
+def _unix_sockets():
+    """A kernel manager whose kernel talks over Unix sockets, not TCP ports.
+
+    Kernels started at once (two test workers, `--jobs`, or nbval beside us) could otherwise choose the
+    same free port between choosing and binding it, and the kernel that lost would never answer.
+    The sockets' paths are absolute (the kernel runs in the notebook's folder, we do not).
+    """
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class UnixSockets(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self):
+            return os.path.join(tempfile.gettempdir(), f"kvlab-kernel-{uuid.uuid4().hex}")
+    return UnixSockets
 
 
 def _encryption():

@@ -84,6 +84,7 @@ def tiers_figure(make, gpu, cpu_capacities, *, docs, tokens, passes):
 def draw(panels, docs, title, columns=None):
     """Panels [(title, recording, tier)], `columns` to a row (default: all): reads down, documents across."""
     import matplotlib.pyplot as plt
+    from matplotlib.collections import PatchCollection
     from matplotlib.patches import Rectangle
 
     fonts.use()
@@ -94,18 +95,22 @@ def draw(panels, docs, title, columns=None):
                              figsize=(0.9 + (0.34 * docs + 1.1) * columns, (1.1 + 0.2 * rows) * lines + 0.5))
     seen = {"held"}
     for ax, (name, recording, tier) in zip(axes.flat, panels):
+        held, evicted, marks = [], [], {}  # one collection each, one marker line per outcome: fast to draw
         for row, read in enumerate(recording):
-            for key in read.held[tier]:
-                ax.add_patch(Rectangle((key - 0.5, row - 0.5), 1, 1, facecolor=STYLE["held"]["color"], linewidth=0))
-            for key in read.evicted[tier]:
-                ax.add_patch(Rectangle((key - 0.5, row - 0.5), 1, 1, facecolor="white", hatch=STYLE["evicted"]["hatch"],
-                                       edgecolor=STYLE["evicted"]["color"], linewidth=0))
-                seen.add("evicted")
+            held += [Rectangle((key - 0.5, row - 0.5), 1, 1) for key in read.held[tier]]
+            evicted += [Rectangle((key - 0.5, row - 0.5), 1, 1) for key in read.evicted[tier]]
             if tier == "gpu" or read.outcome != "gpu":  # a GPU hit does not touch the CPU tier
-                style = STYLE[read.outcome]
-                ax.plot(read.key, row, linestyle="none", marker=style["marker"], color=style["color"],
-                        markeredgecolor="black", markeredgewidth=0.6, markersize=7)
-                seen.add(read.outcome)
+                marks.setdefault(read.outcome, []).append((read.key, row))
+        ax.add_collection(PatchCollection(held, facecolor=STYLE["held"]["color"], linewidth=0))
+        if evicted:
+            ax.add_collection(PatchCollection(evicted, facecolor="white", hatch=STYLE["evicted"]["hatch"],
+                                              edgecolor=STYLE["evicted"]["color"], linewidth=0))
+            seen.add("evicted")
+        for outcome, points in marks.items():
+            style = STYLE[outcome]
+            ax.plot(*zip(*points), linestyle="none", marker=style["marker"], color=style["color"],
+                    markeredgecolor="black", markeredgewidth=0.6, markersize=7)
+            seen.add(outcome)
         _passes(ax, recording, docs, tier)
         ax.set_xlim(-0.5, docs - 0.5)
         ax.set_ylim(rows - 0.5, -0.5)

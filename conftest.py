@@ -20,6 +20,7 @@ def pytest_configure(config):
     os.environ["KVLAB_OUT"] = str(scratch / "artifacts")
     for name in ("MPLCONFIGDIR", "IPYTHONDIR"):
         os.environ.setdefault(name, str(scratch / name.lower()))
+    os.environ["KVLAB_UNATTENDED"] = "1"  # nbval's and papermill's kernels draw no slider (kvlab.timeline)
     os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")  # the grader's cache and seed: never the user's
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") \
             and config.option.numprocesses is None and not config.option.collectonly:
@@ -33,8 +34,12 @@ def pytest_configure(config):
             config.option.nbval_current_env = True
 
 
-SLOW_FIRST = ("test_parity_caches.py", "test_parity_scripts.py", "test_release.py", "test_grade.py", "test_notebooks.py", "test_autograder.py", "test_check.py",
-              "test_hostile_sandbox.py", "test_course.py")  # each takes several seconds: start them first
+# Test files by their test time on 2026-12-01, largest first: two workers that take files greedily in this
+# order finish close together (each file stays on one worker, in its own order).
+SLOW_FIRST = ("test_notebooks.py", "test_release.py", "test_grade.py", "test_parity_scripts.py",
+              "07_beyond_lru.ipynb", "test_hostile_sandbox.py", "test_parity_caches.py", "test_autograder.py",
+              "05_cpu_cliff.ipynb", "03_gpu_cliff.ipynb", "06_measured_ttft.ipynb", "test_check.py",
+              "02_cyclic_scan.ipynb", "test_course.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -52,6 +52,7 @@ def kernel_env(out=None, stand_in=False, force=False):
         env["KVLAB_TTFT"] = str(paths.STAND_IN_TTFT)
     if force:
         env["KVLAB_FORCE"] = "1"
+    env["KVLAB_UNATTENDED"] = "1"  # kvlab.timeline.UNATTENDED: no slider in a run nobody watches
     return env
 
 

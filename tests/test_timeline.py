@@ -97,7 +97,14 @@ def test_on_a_blank_stub_the_timeline_draws_nothing(tmp_path, monkeypatch):
     assert not plt.get_fignums()  # no figure, so no lab result
 
 
+def test_a_run_nobody_watches_draws_no_slider(monkeypatch, capsys):
+    monkeypatch.setenv(timeline.UNATTENDED, "1")
+    assert timeline.slider(lambda capacity: pytest.fail("drawn"), value=1, stop=2) is None
+    assert capsys.readouterr().out == ""
+
+
 def test_without_ipywidgets_the_slider_is_one_sentence_saying_how_to_get_it(monkeypatch, capsys):
+    monkeypatch.delenv(timeline.UNATTENDED, raising=False)
     import builtins
 
     real_import = builtins.__import__

@@ -73,3 +73,9 @@ def call_main(main, args, capsys):
     if isinstance(code, str):
         err, code = err + code + "\n", 1
     return subprocess.CompletedProcess(args, code or 0, out, err)
+
+
+def summary_of(path):
+    """What the reference summarize.py writes for the measured file at `path` (a measured.json)."""
+    from kvlab import summarize
+    return summarize.to_json(summarize.summarize(summarize.read_records(path)))

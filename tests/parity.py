@@ -48,10 +48,10 @@ REUSED = ("ok", "crash", "exit", "missing")  # the outcomes a job gives every ti
 def memoized(real):
     """run_jobs(...) that runs each distinct job once: keyed by the job, the files given, and the Python files of
     the folder that the job's file imports (as grade.imports() reads them), itself included."""
-    memo, parsed, lock = {}, {}, threading.Lock()  # parsed: {the folder's Python files: grade.imports()}
+    memo, lock = {}, threading.Lock()
 
-    def sources(folder, job, imported):
-        todo, seen = [(job.get("script") or job["module"] + ".py")[:-3]], set()
+    def sources(folder, start, imported):
+        todo, seen = [start], set()
         while todo:
             name = todo.pop()
             if name not in seen and name in imported:
@@ -64,13 +64,10 @@ def memoized(real):
 
     def run_jobs(folder, jobs, *, files=None, **options):
         given = hashlib.sha256(json.dumps([files or {}, options.get("timeout")], sort_keys=True).encode()).hexdigest()
-        everything = hashlib.sha256(b"".join(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
-                                             for path in sorted(Path(folder).glob("*.py")))).hexdigest()
-        with lock:
-            imported = parsed.get(everything)
-        if imported is None:
-            imported = parsed.setdefault(everything, grade.imports(folder))
-        keys = [json.dumps([sources(folder, job, imported), given, job], sort_keys=True) for job in jobs]
+        imported = grade.imports(folder)  # it remembers each source it parsed
+        starts = [job.get("script") or job["module"] + ".py" for job in jobs]  # the file each job runs
+        read = {start: sources(folder, start[:-3], imported) for start in set(starts)}  # each read once a call
+        keys = [json.dumps([read[start], given, job], sort_keys=True) for start, job in zip(starts, jobs)]
         with lock:
             missing = [number for number, key in enumerate(keys) if key not in memo]
         fresh = dict(zip(missing, real(folder, [jobs[number] for number in missing], files=files, **options)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import summary_of
 from kvlab import cli, handin
 from kvlab.check.report import Report, Row
 from kvlab.i18n import Msg, t
@@ -196,11 +197,6 @@ def test_practice_mode_is_marked_everywhere_and_feedback_is_never_replaced_witho
     assert code == 0 and (tmp_path / "fb" / "alice.md").read_text() != "my notes\n"
     code, out, _ = run_cli(["grade", "--", str(folders[0])], capsys)
     assert "PRACTICE" in out
-
-
-def summary_of(path):
-    from kvlab import summarize
-    return summarize.to_json(summarize.summarize(summarize.read_records(path)))
 
 
 def test_the_course_names_its_measurement_and_nothing_else_is_compared(tmp_path, capsys, monkeypatch):

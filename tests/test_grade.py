@@ -26,6 +26,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from helpers import summary_of
 from kvlab import cli, handin, paths, summarize
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
@@ -253,11 +254,6 @@ def halved(data):
             record["ttft_ms"] = round(record["ttft_ms"] / 2, 1)
         lines.append(json.dumps(record) if record else line)
     return "\n".join(lines) + "\n"
-
-
-def summary_of(path):
-    from kvlab import summarize as reference_summarize
-    return reference_summarize.to_json(reference_summarize.summarize(reference_summarize.read_records(path)))
 
 
 @pytest.fixture(scope="module")

@@ -274,6 +274,7 @@ MESSAGES = {
     # --- stubs: the line that stands for code not written yet (kvlab release writes it) ----------------
     "stub.not-written": "step {step} is not written yet: {function} in kvlab/{file}",
     "stub.exercise-not-written": "exercise {step} is not written yet: {function} in kvlab/{file}",
+    "stub.your-answer": "**Your answer:**",  # the Markdown cell where a student writes an answer
 
     # --- notebooks: what kvlab.notebook shows (kvlab/notebook.py) ---------------------------------------
     "notebook.not-written": "{stub}",

@@ -10,7 +10,11 @@ import pytest
 
 from kvlab import i18n
 from kvlab.i18n import LANGS, SOURCE, UNTRANSLATED, Msg, catalog, catalog_path, fields, read_po, t
+from kvlab.instructor import documents
+from kvlab.instructor.catalogs import everything
 from kvlab.messages import MESSAGES
+
+ENTRIES = everything()  # the messages, then each notebook's Markdown cells and the student README's sections
 
 TRANSLATED = [language for language in LANGS if language != SOURCE]
 
@@ -24,10 +28,11 @@ def _translation(message_id, language):
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_every_message_is_translated_from_the_current_english(language):
+def test_every_message_cell_and_readme_section_is_translated_from_the_current_english(language):
     left = {}
-    for message_id in MESSAGES:
-        state = i18n.state(message_id, language)
+    entries = catalog(language)
+    for message_id, english in ENTRIES.items():
+        state = "untranslated" if message_id not in entries else entries[message_id].state(english)
         if state != "ok":
             left.setdefault(state, []).append(message_id)
     listed = "; ".join(f"{state}: {', '.join(ids)}" for state, ids in left.items())
@@ -37,7 +42,7 @@ def test_every_message_is_translated_from_the_current_english(language):
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_a_catalog_holds_no_entry_for_an_id_that_left_messages_py(language):
-    obsolete = sorted(set(catalog(language)) - set(MESSAGES))
+    obsolete = sorted(set(catalog(language)) - set(ENTRIES))
     assert not obsolete, f"{catalog_path(language)}: obsolete entries {obsolete}: run `python -m kvlab i18n update`"
 
 
@@ -72,6 +77,32 @@ def test_numbers_code_and_file_names_are_kept_as_they_are(language):
         if missing and not isinstance(english, tuple):
             wrong.append(f"{message_id}: {missing}")
     assert not wrong, f"{catalog_path(language)}: changed or lost: " + "; ".join(wrong)
+
+
+_FENCED = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+_LINK = re.compile(r"\]\(([^)]+)\)")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_translated_cell_keeps_its_code_blocks_code_links_numbers_and_markers(language):
+    """Code, numbers, file names, link targets and solution markers of a Markdown cell are the English ones."""
+    wrong = []
+    for entry_id, english in documents.entries().items():
+        entry = catalog(language).get(entry_id)
+        if entry is None or not entry.translation[0]:
+            continue
+        text = entry.translation[0]
+        if _FENCED.findall(text) != _FENCED.findall(english):
+            wrong.append(f"{entry_id}: a code block differs")
+        if documents.markers(text) != documents.markers(english):
+            wrong.append(f"{entry_id}: the solution markers differ")
+        if sorted(_LINK.findall(text)) != sorted(_LINK.findall(english)):
+            wrong.append(f"{entry_id}: a link target differs")
+        prose, own = _FENCED.sub("", english), _FENCED.sub("", text)
+        missing = sorted({token for token in _UNTOUCHED.findall(prose) if token not in own})
+        if missing:
+            wrong.append(f"{entry_id}: {missing}")
+    assert not wrong, f"{catalog_path(language)}: " + "; ".join(wrong)
 
 
 @pytest.mark.parametrize("language", TRANSLATED)

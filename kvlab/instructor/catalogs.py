@@ -1,5 +1,8 @@
 """Keep the translations in step with messages.py: `kvlab i18n update` and `kvlab i18n status`.
 
+The entries are the messages of messages.py and the documents (documents.py: each notebook's Markdown
+cell and each section of the student README).
+
 update: every language's catalog (kvlab/locale/LANG/LC_MESSAGES/kvlab.po) gets each new message id
 as an untranslated entry; an entry whose English changed gets the new English, the flag fuzzy and the
 old English as `#| msgid` (its translation stays, as a suggestion to check); an entry whose id left
@@ -13,6 +16,12 @@ Writing catalogs needs polib (pip install polib, or kvlab[zh] or kvlab[ja]); rea
 from ..errors import UserError
 from ..i18n import LANGS, LOCALE, NAMES, SOURCE, catalog, catalog_path, fields
 from ..messages import MESSAGES
+from . import documents
+
+
+def everything():
+    """{id: English} of every catalog entry: the messages, then the notebooks' Markdown and the README."""
+    return {**MESSAGES, **documents.entries()}
 
 HEADER = {
     "Project-Id-Version": "kvlab",
@@ -40,16 +49,17 @@ def _english(entry):
     return (entry.msgid, entry.msgid_plural) if entry.msgid_plural else entry.msgid
 
 
-def update(language, locale=None, messages=MESSAGES):
+def update(language, locale=None, messages=None):
     """Bring one catalog up to date with `messages`; {"added", "fuzzy", "obsolete"}: ids."""
     polib = _polib()
+    messages = everything() if messages is None else messages
     path = catalog_path(language, locale)
     old = polib.pofile(str(path), wrapwidth=100) if path.exists() else polib.POFile(wrapwidth=100)
     by_id = {entry.msgctxt: entry for entry in old if entry.msgctxt and not entry.obsolete}
     new = polib.POFile(wrapwidth=100)
     new.metadata = {**HEADER, "Language": language, **{k: v for k, v in old.metadata.items() if k not in HEADER}}
     new.metadata["Language"] = language
-    new.header = f"kvlab's messages (kvlab/messages.py) in {NAMES.get(language, language)}."
+    new.header = f"kvlab's messages (kvlab/messages.py), notebooks and student README in {NAMES.get(language, language)}."
     changes = {"added": [], "fuzzy": [], "obsolete": []}
     for message_id, english in messages.items():
         one, other = english if isinstance(english, tuple) else (english, None)
@@ -70,9 +80,10 @@ def update(language, locale=None, messages=MESSAGES):
                 entry.msgstr, entry.msgstr_plural = "", {0: translation}
             else:
                 entry.msgstr, entry.msgstr_plural = translation, {}
-            if translation and "fuzzy" not in entry.flags:
-                entry.flags.append("fuzzy")
-            changes["fuzzy"].append(message_id)
+            if translation:  # an untranslated entry stays untranslated, with the new English
+                if "fuzzy" not in entry.flags:
+                    entry.flags.append("fuzzy")
+                changes["fuzzy"].append(message_id)
         entry.flags = [flag for flag in entry.flags if flag == "fuzzy"] + _flags(english)
         if "fuzzy" not in entry.flags:  # translated again: the old English has served its purpose
             entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
@@ -89,8 +100,9 @@ def update(language, locale=None, messages=MESSAGES):
     return changes
 
 
-def status(language, locale=None, messages=MESSAGES):
+def status(language, locale=None, messages=None):
     """{"ok", "fuzzy", "stale", "untranslated", "obsolete"}: ids, for one catalog."""
+    messages = everything() if messages is None else messages
     entries = catalog(language, locale)
     found = {"ok": [], "fuzzy": [], "stale": [], "untranslated": [], "obsolete": []}
     for message_id, english in messages.items():
@@ -110,7 +122,7 @@ def add_arguments(parser):
 
 def run(args):
     languages = args.lang or [one for one in LANGS if one != SOURCE]
-    left = 0
+    left, known = 0, len(everything())
     for language in languages:
         shown = catalog_path(language).relative_to(LOCALE.parent.parent)
         if args.action == "update":
@@ -120,7 +132,7 @@ def run(args):
         found = status(language)
         todo = found["untranslated"] + found["fuzzy"] + found["stale"]
         left += len(todo)
-        print(f"{shown}: {len(found['ok'])} of {len(MESSAGES)} translated; {len(found['fuzzy'])} fuzzy, "
+        print(f"{shown}: {len(found['ok'])} of {known} translated; {len(found['fuzzy'])} fuzzy, "
               f"{len(found['stale'])} stale, {len(found['untranslated'])} untranslated, "
               f"{len(found['obsolete'])} obsolete")
         for kind in ("stale", "fuzzy", "untranslated"):

@@ -33,7 +33,6 @@ SOURCE = "en"
 LOCALE = Path(__file__).resolve().parent / "locale"
 UNTRANSLATED = "[EN] "       # in front of the English of a message not (or no longer) translated
 NAMES = {"en": "English", "zh": "简体中文", "ja": "日本語"}
-NOTEBOOKS_TRANSLATED = ("en",)  # languages the notebooks' Markdown cells are translated into (not zh, ja yet)
 
 
 class UnknownLanguage(ValueError):
@@ -66,15 +65,10 @@ def lang(chosen=None):
     return value
 
 
-def notebooks_translated(language):
-    """Refuse (UnknownLanguage's sibling, NotTranslated) a language whose notebook Markdown is not translated."""
-    if language not in NOTEBOOKS_TRANSLATED:
-        raise NotTranslated(f"the notebooks' Markdown is not translated into {language} yet (only the messages "
-                            f"are): see NOTES-i18n.md in the kvlab repository")
-
-
 class NotTranslated(ValueError):
-    """A part of the lab that has no translation into the language asked for (never silently English)."""
+    """A part of the lab that has no translation into the language asked for (never silently English).
+
+    kvlab.instructor.documents raises it for a notebook or README entry that is missing, fuzzy or stale."""
 
 
 def source(message_id):

@@ -74,10 +74,11 @@ def failures(notebook, name):
     return found
 
 
-def execute(path, env=None, timeout=300):
+def execute(path, env=None, timeout=300, translate=None):
     """Run every cell of the notebook at `path`, going on past failing cells; return a Run.
 
-    Raises NotebookError only for a file that is not a readable notebook.
+    `translate(notebook, path)`, if given, gives the notebook to run instead (its Markdown in another
+    language: the code cells are the same). Raises NotebookError only for a file that is not a readable notebook.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -91,6 +92,8 @@ def execute(path, env=None, timeout=300):
         raise NotebookError(f"{path}: {error.strerror}") from None
     except Exception as error:  # not JSON, or not a notebook
         raise NotebookError(t("notebook.run-unreadable", notebook=path, error=type(error).__name__)) from None
+    if translate is not None:
+        notebook = nbformat.from_dict(translate(notebook, path))
     # No timing metadata: re-running gives the same file. "immediate": no waiting for a polite kernel shutdown.
     client = NotebookClient(notebook, kernel_name=KERNEL, timeout=timeout, record_timing=False, allow_errors=True,
                             kernel_manager_class=_unix_sockets(),
@@ -142,9 +145,10 @@ def _encryption():
     return {"transport_encryption": "auto"} if KernelManager.class_traits().get("transport_encryption") else {}
 
 
-def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None, force=False):
+def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None, force=False, translate=None):
     """Execute the notebooks, `jobs` at a time (default: one per CPU); save each in place or as OUT/notebooks/NAME.
 
+    `translate`: as for execute() (the instructor's notebooks run in another language).
     Every notebook runs and is saved, failing cells included. Reports one line per notebook, in the order
     given, and one per failed cell; raises NotebookError at the end if any cell failed.
     """
@@ -158,7 +162,7 @@ def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None, f
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(notebooks)))
     failed = []
     with ThreadPoolExecutor(jobs) as pool:  # each notebook has its own kernel process; threads only wait
-        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name, inplace or force)
+        runs = [pool.submit(_run_one, path, env, path if inplace else copies / path.name, inplace or force, translate)
                 for path in notebooks]
         for path, done in zip(notebooks, runs):
             try:
@@ -174,13 +178,13 @@ def run_notebooks(notebooks, out=None, inplace=False, report=print, jobs=None, f
     return copies
 
 
-def _run_one(path, env, target, force):
+def _run_one(path, env, target, force, translate=None):
     """Run one notebook and write it (whole, and never over a different file unless forced): (failures, seconds)."""
     import nbformat
 
     from .notebook import NotReplaced, write_file
 
-    run = execute(path, env)
+    run = execute(path, env, translate=translate)
     lines = list(run.failures)
     text = nbformat.writes(without_widgets(run.notebook))
     text += "" if text.endswith("\n") else "\n"
@@ -212,14 +216,38 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true",
                         help="replace files in OUT (and OUT/notebooks) even when they are not what kvlab last wrote there")
     from .cli import add_lang_argument
-    add_lang_argument(parser, "the notebooks (their Markdown is English only so far: other languages are refused)")
+    add_lang_argument(parser, "the notebooks' output (in the instructor edition, their Markdown too)")
+
+
+def translator(language):
+    """translate(notebook, path) for run_notebooks: the instructor's notebooks with their Markdown in `language`
+    (kvlab.instructor.documents); None for English, or in a student edition, whose notebooks are already in
+    its language. A language not wholly translated is refused in one line."""
+    from .i18n import SOURCE, NotTranslated
+    if language == SOURCE or not (Path(__file__).resolve().parent / "instructor").is_dir():
+        return None  # English, or the student edition (an editable install's finder may still offer kvlab.instructor)
+    from .instructor import documents
+    left = [entry for entry in documents.untranslated(language) if entry.startswith("md.")]
+    if left:
+        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+        raise UserError(f"the notebooks are not all translated into {language} ({len(left)} cells: "
+                        f"{', '.join(left[:5])}{more}); `python -m kvlab i18n status --lang {language}` lists them")
+
+    def translate(notebook, path):
+        try:
+            return documents.translate_notebook(notebook, Path(path).stem, language)
+        except NotTranslated as error:
+            raise NotebookError(str(error)) from None
+    return translate
 
 
 def run(args):
-    from .i18n import NotTranslated, lang, notebooks_translated
-    try:
-        notebooks_translated(lang())
-    except NotTranslated as error:
-        raise UserError(str(error)) from None
-    copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace, force=args.force)
+    from .i18n import lang
+    language = lang()
+    translate = translator(language)
+    if args.inplace and translate is not None:
+        raise UserError(f"--inplace keeps the stored notebooks in English; run --lang {language} without it "
+                        f"(the translated copies go to OUT/notebooks/)")
+    copies = run_notebooks(args.notebook or notebook_paths(), args.out, args.inplace, force=args.force,
+                           translate=translate)
     print(t("notebook.run-refreshed") if args.inplace else t("notebook.run-copies", folder=copies))

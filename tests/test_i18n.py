@@ -245,11 +245,53 @@ def test_a_stub_names_its_step_in_the_editions_language():
 
 
 @pytest.mark.parametrize("command", [["release", "OUT", "--lang", "zh"], ["notebooks", "--lang", "ja"]])
-def test_what_has_english_notebooks_only_is_refused_in_another_language(command, tmp_path, capsys, monkeypatch):
+def test_a_language_with_a_cell_left_to_translate_is_refused_naming_it(command, tmp_path, capsys, monkeypatch):
     from kvlab.cli import main
     monkeypatch.setenv("KVLAB_LANG", "en")  # --lang sets KVLAB_LANG for the process: restored after the test
+    left = list(documents.notebook_entries())[3]
+    monkeypatch.setattr(documents, "catalog", lambda language: {entry_id: entry for entry_id, entry
+                                                                in catalog(language).items() if entry_id != left})
     command = [str(tmp_path / "out") if part == "OUT" else part for part in command]
     with pytest.raises(SystemExit) as stopped:
         main(command)
-    assert stopped.value.code and "not translated into" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert stopped.value.code and "not all translated into" in error and left in error and len(error.splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def _without_markdown(nb):
+    return [{**cell, "source": None} if cell["cell_type"] == "markdown" else cell for cell in nb["cells"]]
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_translated_notebook_is_the_english_one_but_for_its_markdown(language):
+    """Issue 17's nbval for every language, the first half: the code cells, their stored outputs, the metadata and
+    the cell ids of a translated notebook are the English ones, byte for byte; only Markdown sources differ."""
+    import json
+    for path in documents.notebook_paths():
+        english = json.loads(path.read_text(encoding="utf-8"))
+        translated = documents.translate_notebook(english, path.stem, language)
+        assert translated["metadata"] == english["metadata"]
+        assert _without_markdown(translated) == _without_markdown(english), path.name
+        changed = [cell for cell, old in zip(translated["cells"], english["cells"]) if cell["source"] != old["source"]]
+        assert changed and all(cell["cell_type"] == "markdown" for cell in changed)
+
+
+def test_the_language_reaches_a_computation_only_through_the_catalog_and_the_figures_font():
+    """Issue 17's nbval for every language, the second half: no module a notebook runs asks which language is in
+    use except i18n.py (which renders messages) and fonts.py (which picks the figures' font), so a translated
+    notebook computes what the English one computes and its outputs differ only in the messages' text."""
+    import ast
+    from pathlib import Path
+
+    import kvlab
+    asks = []
+    for path in sorted(Path(kvlab.__file__).parent.rglob("*.py")):
+        if "instructor" in path.parts or path.name in ("i18n.py", "fonts.py", "cli.py", "nbrun.py"):
+            continue  # cli.py and nbrun.py choose the language (--lang): they set it, they do not read it
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+            if name in ("lang", "_edition_default") or (isinstance(node, ast.Constant) and node.value == "KVLAB_LANG"):
+                asks.append(f"{path.name}:{node.lineno}")
+    assert not asks, f"these ask for the language outside i18n.py and fonts.py: {asks}"

@@ -35,6 +35,13 @@ def edition(tmp_path_factory):
     return release.build(tmp_path_factory.mktemp("release") / "student")
 
 
+@pytest.fixture(scope="module")
+def translated(tmp_path_factory):
+    """The Chinese and the Japanese editions."""
+    return {language: release.build(tmp_path_factory.mktemp(f"release-{language}") / "student", lang=language)
+            for language in ("zh", "ja")}
+
+
 def out_env(out, **extra):
     """The environment for a command run in the edition: its kvlab first on the path, its stand-in measurement."""
     return clean_env(PYTHONPATH=out, KVLAB_TTFT=Path(out) / "fixtures" / "ttft.jsonl", **extra)
@@ -227,7 +234,7 @@ def test_force_replaces_out_but_its_git_and_a_failed_build_leaves_it_as_it_was(t
 
 def test_the_command_says_what_it_wrote(tmp_path, monkeypatch, capsys):
     written = release.Edition(tmp_path, ["a", "b"], {"kvlab/kvsim.py": 6}, 7, 210)
-    monkeypatch.setattr(release, "build", lambda out, force: written)
+    monkeypatch.setattr(release, "build", lambda out, force, lang: written)
     release.run(Namespace(out=str(tmp_path), force=False))
     assert capsys.readouterr().out == (
         f"wrote the student edition to {tmp_path}: 2 files\n"
@@ -432,8 +439,7 @@ def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkey
 
 
 def notebooks(out, tmp_path, *names):
-    env = out_env(out, KVLAB_OUT=tmp_path / "artifacts", MPLCONFIGDIR=tmp_path / "mpl",
-                  IPYTHONDIR=tmp_path / "ipython")
+    env = out_env(out, KVLAB_OUT=tmp_path / "artifacts")  # the session's matplotlib and IPython folders
     return python("-m", "kvlab", "notebooks", *names, cwd=out, env=env)
 
 
@@ -445,8 +451,79 @@ def test_with_the_reference_the_editions_notebooks_write_the_six_artifacts(compl
         assert (tmp_path / "artifacts" / name).read_text() == text, name
 
 
-def test_a_notebook_runs_to_the_end_on_the_stubs(edition, tmp_path):
-    result = notebooks(edition.out, tmp_path, "notebooks/01_lru_cache.ipynb")
-    assert result.returncode == 0, result.stderr
-    executed = (tmp_path / "artifacts" / "notebooks" / "01_lru_cache.ipynb").read_text()
-    assert "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py" in executed  # the edition's stubs ran
+BLANK = {"en": "01_lru_cache", "zh": "06_measured_ttft", "ja": "07_beyond_lru"}  # a notebook per language
+LAB_RESULTS = ('"50110": 10', '"0": 10, "20000": 10', "9, 8, 7, 6", "[9, 8, 7, 6]", "576.0", "11.85", "0.98",
+               "  MRU    4", "12.0 ms", "29.8")  # none may show on blank stubs
+CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def _outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    outputs = [output for cell in nb.cells if cell.cell_type == "code" for output in cell.outputs]
+    text = "".join(output.get("text", "") if output.output_type == "stream" else
+                   output.get("data", {}).get("text/plain", "") for output in outputs)
+    markdown = "".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    return outputs, text, markdown
+
+
+def test_each_editions_notebooks_run_to_the_end_on_its_stubs_in_its_language(edition, translated, tmp_path):
+    """The English 01, the Chinese 06 and the Japanese 07, each on its edition's blank stubs, at once: every cell
+    runs, no lab result and no figure shows, and what the stubs say is in the edition's language."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kvlab.i18n import UNTRANSLATED, t
+    outs = {"en": edition.out, **{language: built.out for language, built in translated.items()}}
+    with ThreadPoolExecutor(len(BLANK)) as pool:
+        results = dict(zip(BLANK, pool.map(lambda language: notebooks(
+            outs[language], tmp_path / language, f"notebooks/{BLANK[language]}.ipynb"), BLANK)))
+    shown = {}
+    for language, name in BLANK.items():
+        assert results[language].returncode == 0, results[language].stderr
+        outputs, text, markdown = _outputs(tmp_path / language / "artifacts" / "notebooks" / f"{name}.ipynb")
+        assert not [output for output in outputs if output.output_type == "error"], (language, name)
+        assert not [output for output in outputs if "image/png" in output.get("data", {})], (language, name)
+        for result in LAB_RESULTS:
+            assert result not in text, f"{name} ({language}) shows {result!r} on blank stubs"
+        assert UNTRANSLATED not in text + markdown
+        shown[language] = text, markdown
+    assert "step 1 is not written yet: LRUCache.access in kvlab/kvsim.py" in shown["en"][0]
+    assert t("notebook.finish-this-step", "zh", step=8, stub="").strip() in shown["zh"][0]
+    assert t("notebook.finish-exercise-first", "ja", stub="").strip() in shown["ja"][0]
+    assert t("stub.exercise-not-written", "ja", step="07", function="Cache._admit", file="policies.py") \
+        in shown["ja"][0]
+    for language in ("zh", "ja"):  # the notebook's own text is in the edition's language too
+        assert len(CJK.findall(shown[language][1])) > 500 and CJK.search(shown[language][0])
+
+
+@pytest.mark.parametrize("language", ["zh", "ja"])
+def test_an_edition_in_another_language_is_the_english_one_but_for_its_text(edition, translated, language):
+    """Same files; the same code in every notebook cell and every module; only the Markdown, the README, the
+    stubs' messages and kvlab/locale/DEFAULT differ, and no catalog holds a notebook's text (answers are there)."""
+    other = translated[language]
+    assert set(other.files) == set(edition.files) | {"kvlab/locale/DEFAULT"}
+    assert (other.out / "kvlab" / "locale" / "DEFAULT").read_text() == f"{language}\n"
+    students = {f"kvlab/{student}" for student in STUDENT_FILES}
+    for name in edition.files:
+        english, translation = (edition.out / name).read_bytes(), (other.out / name).read_bytes()
+        if name.endswith(".ipynb"):
+            one, two = (json.loads(text) for text in (english, translation))
+            assert [cell["cell_type"] for cell in one["cells"]] == [cell["cell_type"] for cell in two["cells"]]
+            for a, b in zip(one["cells"], two["cells"]):
+                if a["cell_type"] == "code":
+                    assert a == b, name
+                elif CJK.search("".join(a["source"])) is None and re.search("[a-z]{4}", "".join(a["source"])):
+                    assert CJK.search("".join(b["source"])), (name, a["id"])  # every cell of prose translated
+        elif name in students:
+            old, new = english.decode().splitlines(), translation.decode().splitlines()
+            differ = [(x, y) for x, y in zip(old, new) if x != y]
+            assert len(old) == len(new) and differ, name
+            assert all(x.strip().startswith('raise NotImplementedError("') and
+                       y.strip().startswith('raise NotImplementedError("') for x, y in differ), name
+        elif name == "README.md":
+            assert CJK.search(translation.decode()) and "```bash" in translation.decode()
+        elif name == "kvlab/check/digests.json":  # each build draws its own salt: the same answers, keyed anew
+            assert json.loads(translation).keys() == json.loads(english).keys()
+        else:
+            assert translation == english, name
+        if name.endswith(".po"):
+            assert b'msgctxt "md.' not in translation and b'msgctxt "readme.' not in translation, name

@@ -129,3 +129,11 @@ def untranslated(language):
 def markers(text):
     """The solution marker lines of a text, which a translation keeps as they are."""
     return [line.strip() for line in MARKERS.findall(text)]
+
+
+def messages_only(po_text):
+    """A catalog's text without the documents' entries (obsolete ones included), for the student edition: the
+    English of an answer cell is the answer, and the edition's notebooks and README are translated already."""
+    blocks = re.split(r"\n\s*\n", po_text.strip("\n"))
+    kept = [block for block in blocks if not re.search(r'^(?:#~ )?msgctxt "(?:md|readme)\.', block, re.MULTILINE)]
+    return "\n\n".join(kept) + "\n"

@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from .. import paths
 from ..errors import UserError
-from ..i18n import LANGS, NotTranslated, SOURCE, notebooks_translated, t
+from ..i18n import LANGS, SOURCE, t
+from . import documents
 
 REPO = paths.REPO
 PACKAGE = REPO / "kvlab"
@@ -34,7 +35,6 @@ BEGIN = re.compile(r"^#+\s*BEGIN SOLUTION\b(.*)$")
 END = re.compile(r"^#+\s*END SOLUTION\b")
 ANY_MARKER = re.compile(r"#+\s*(BEGIN|END) SOLUTION")    # how reviewers find markers: anywhere in a line
 STEP = re.compile(r"^#+\s*(Step|Exercise)\s+(\d+)\b")
-ANSWER = "**Your answer:**\n\n"
 
 
 class MarkerError(UserError):
@@ -168,7 +168,12 @@ def _prompt(source):
     return "\n".join(kept).strip("\n")
 
 
-def student_notebook(nb, filename="notebook"):
+def answer_cell(lang=SOURCE):
+    """The Markdown where a student writes an answer: **Your answer:** in the edition's language."""
+    return t("stub.your-answer", lang) + "\n\n"
+
+
+def student_notebook(nb, filename="notebook", lang=SOURCE):
     """A notebook's student edition (a new nbformat v4 notebook; `nb` is left as it was).
 
     Cells tagged `instructor` are dropped, and so is a `solution` cell right after a markdown cell tagged
@@ -194,10 +199,10 @@ def student_notebook(nb, filename="notebook"):
             source = "\n".join(line for line in source.split("\n") if not _directive(line))  # nbval's, not the student's
             cell.outputs, cell.execution_count = [], None
         elif "solution" in tags:
-            source = ANSWER
+            source = answer_cell(lang)
             cell.pop("attachments", None)
         else:
-            source = _replace(source, where, lambda begin, flag: ANSWER.splitlines())
+            source = _replace(source, where, lambda begin, flag: answer_cell(lang).splitlines())
         cell.source = source
         cell.metadata.pop("execution", None)  # timing of the instructor's run
         rest = [tag for tag in tags if tag not in ("solution", "instructor")]
@@ -286,6 +291,9 @@ def _copy_package(out, repo=REPO, lang=SOURCE):
     for relative in _package_files(repo / "kvlab"):
         source, target = repo / "kvlab" / relative, out / "kvlab" / relative
         shown = f"kvlab/{relative.as_posix()}"
+        if source.suffix == ".po":  # the messages only: the documents' entries hold the answer cells
+            _write(target, documents.messages_only(source.read_text(encoding="utf-8")))
+            continue
         if source.suffix != ".py":
             _write(target, source.read_bytes())
             continue
@@ -305,7 +313,7 @@ def _copy_package(out, repo=REPO, lang=SOURCE):
     return stubbed
 
 
-def _copy_notebooks(out, repo=REPO):
+def _copy_notebooks(out, repo=REPO, lang=SOURCE):
     try:
         import nbformat
     except ImportError:
@@ -313,8 +321,9 @@ def _copy_notebooks(out, repo=REPO):
 
     written = notebook_paths(repo)
     for path in written:
-        nb = nbformat.read(path, as_version=4)
-        _write(out / "notebooks" / path.name, nbformat.writes(student_notebook(nb, f"notebooks/{path.name}")) + "\n")
+        nb = nbformat.from_dict(documents.translate_notebook(nbformat.read(path, as_version=4), path.stem, lang))
+        _write(out / "notebooks" / path.name,
+               nbformat.writes(student_notebook(nb, f"notebooks/{path.name}", lang)) + "\n")
     return len(written)
 
 
@@ -329,13 +338,17 @@ def _copy_fixtures(out, repo=REPO):
                 _write(out / "fixtures" / path.relative_to(fixtures), path.read_bytes())
 
 
-def _copy_templates(out):
-    """Everything under kvlab/instructor/student/ at the same path in OUT (`gitignore` becomes `.gitignore`)."""
+def _copy_templates(out, lang=SOURCE):
+    """Everything under kvlab/instructor/student/ at the same path in OUT (`gitignore` becomes `.gitignore`);
+    README.md in the edition's language."""
     for path in sorted(TEMPLATES.rglob("*")):
         relative = path.relative_to(TEMPLATES)
         if path.is_file() and not SKIPPED & set(relative.parts) and path.suffix != ".pyc":
             name = ".gitignore" if relative.as_posix() == "gitignore" else relative.as_posix()
-            _write(out / name, path.read_bytes())
+            if name == "README.md":
+                _write(out / name, documents.translate_readme(path.read_text(encoding="utf-8"), lang).encode())
+            else:
+                _write(out / name, path.read_bytes())
 
 
 @contextmanager
@@ -495,23 +508,24 @@ def _check_out(out):
     return out
 
 
-def build(out, force=False, lang=SOURCE, english_notebooks=False):
+def build(out, force=False, lang=SOURCE):
     """Write the student edition at `out`; return an Edition. Refuses a non-empty `out` unless `force`.
 
-    `lang`: the edition's language (its stubs, and kvlab/locale/DEFAULT for every message it shows). The
-    notebooks' Markdown is not translated yet, so another language than English is refused unless
-    `english_notebooks` says to keep the notebooks in English.
+    `lang`: the edition's language: its notebooks' Markdown and README (kvlab/instructor/documents.py), its
+    stubs, and kvlab/locale/DEFAULT for every message it shows. A language whose catalog lacks an entry of
+    these (missing, fuzzy or stale) is refused, listing them; the code is the same in every language.
 
     The edition is built in a temporary folder next to `out` and checked there (it compiles, it holds no
     solution line and nothing instructor-only); only then does it replace `out`.
     """
     if lang not in LANGS:
         raise UserError(f"unknown language {lang!r} (kvlab has {', '.join(LANGS)})")
-    if not english_notebooks:
-        try:
-            notebooks_translated(lang)
-        except NotTranslated as error:
-            raise UserError(f"{error}; --english-notebooks builds the edition with English notebooks") from None
+    left = documents.untranslated(lang) if lang != SOURCE else []
+    if left:
+        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+        raise UserError(f"the notebooks and README are not all translated into {lang} ({len(left)} entries: "
+                        f"{', '.join(left[:5])}{more}), so nothing was written; `python -m kvlab i18n status "
+                        f"--lang {lang}` lists them")
     out = _check_out(Path(out))
     if out.is_dir() and any(out.iterdir()) and not force:
         raise UserError(f"{out} is not empty; nothing was written (--force replaces it)")
@@ -519,9 +533,9 @@ def build(out, force=False, lang=SOURCE, english_notebooks=False):
     built = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.release-"))
     try:
         stubbed = _copy_package(built, lang=lang)
-        notebooks = _copy_notebooks(built)
+        notebooks = _copy_notebooks(built, lang=lang)
         _copy_fixtures(built)
-        _copy_templates(built)
+        _copy_templates(built, lang=lang)
         answers = expectations()
         _write(built / "kvlab" / "check" / "digests.json", digests_file(answers))
         problems = forbidden(built) + leaks(built, all_solution_lines())
@@ -562,21 +576,19 @@ def add_arguments(parser):
     parser.add_argument("--force", action="store_true",
                         help="replace OUT even if it is not empty (a .git folder in it is kept)")
     parser.add_argument("--lang", choices=LANGS, default=SOURCE,
-                        help="the edition's language: its stubs, check table, hints and messages (default: en)")
-    parser.add_argument("--english-notebooks", action="store_true",
-                        help="with --lang zh or ja: build although the notebooks' Markdown is English only so far")
+                        help="the edition's language: notebooks, README, stubs, check table, hints and messages "
+                             "(default: en)")
 
 
 def run(args):
     language = getattr(args, "lang", SOURCE)
-    translated = {} if language == SOURCE else {"lang": language, "english_notebooks": args.english_notebooks}
-    edition = build(args.out, args.force, **translated)
+    edition = build(args.out, args.force, lang=language)
     stubs = ", ".join(f"{path} ({count})" for path, count in edition.stubbed.items())
     print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
     print(f"  stubs (solution regions): {stubs}")
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
           f"{edition.answers} answers stored as digests in kvlab/check/digests.json")
     if language != SOURCE:
-        print(f"  language {language}: stubs, check table, hints and messages (kvlab/locale/DEFAULT); "
-              f"the notebooks' Markdown is still English")
+        print(f"  language {language}: notebooks, README, stubs, check table, hints and messages "
+              f"(kvlab/locale/DEFAULT); the code is the English edition's")
     print(f"next: cd {edition.out} && python3 -m kvlab check")

@@ -767,6 +767,28 @@ MESSAGES = {
     "course.all-checked": "Every rule of every step was checked.",
     "course.skipped-rules": ("Step {number}: {count} rule was not checked.", "Step {number}: {count} rules were not checked."),
 
+    # --- the class report (kvlab grade --report): for the instructor, in the course's language -------------
+    "report.title": "Class report",
+    "report.practice": "Practice grading (no course file).",
+    "report.course": "Course {fingerprint}.",
+    "report.two-sentences": "{first} {second}",
+    "report.handins": ("{count} hand-in, {failed} not graded.", "{count} hand-ins, {failed} not graded."),
+    "report.chart-alt": "bar chart",
+    "report.steps-title": "Steps passed",
+    "report.column-step": "step",
+    "report.column-title": "title",
+    "report.column-passed": "passed",
+    "report.passed-of": "{passed} of {total}",
+    "report.misconceptions-title": "Misconceptions to teach again",
+    "report.misconceptions-how": "The first failure of each failing step names one; a student counts once per misconception.",
+    "report.column-misconception": "misconception",
+    "report.column-students": "students",
+    "report.column-hint": "hint",
+    "report.no-misconception": "None: every step passed, or failed without naming one.",
+    "report.chart-passed": "Students who passed each step (of {students})",
+    "report.chart-misconceptions": "Misconceptions named (first failure of a step)",
+    "report.chart-none": "(none)",
+
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
     "cli.check-no-such-step": "The lab has steps 1 to 8, not {steps}.",
     "cli.no-such-folder": "{folder}: no such folder.",

@@ -105,6 +105,29 @@ def test_a_translated_cell_keeps_its_code_blocks_code_links_numbers_and_markers(
     assert not wrong, f"{catalog_path(language)}: " + "; ".join(wrong)
 
 
+def _punctuation(char):
+    import unicodedata
+    return unicodedata.category(char).startswith("P")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_bold_text_in_a_translation_renders_as_bold(language):
+    """CommonMark's rule: `**` that closes after punctuation must be followed by a space or punctuation, and
+    `**` that opens before punctuation must follow one. Chinese and Japanese put no spaces between words, so
+    `**更慢，**差距` shows its asterisks; `**更慢**，差距` is bold."""
+    wrong = []
+    for entry_id, entry in catalog(language).items():
+        text = entry.translation[0]
+        for bold in re.finditer(r"(?<!\*)\*\*(?!\*)([^\n]+?)(?<!\*)\*\*(?!\*)", text):
+            inner = bold.group(1)
+            before = text[bold.start() - 1] if bold.start() else " "
+            after = text[bold.end()] if bold.end() < len(text) else " "
+            if _punctuation(inner[-1]) and not (after.isspace() or _punctuation(after)) or \
+                    _punctuation(inner[0]) and not (before.isspace() or _punctuation(before)):
+                wrong.append(f"{entry_id}: {text[max(0, bold.start() - 3):bold.end() + 3]!r}")
+    assert not wrong, f"{catalog_path(language)}: bold that shows its asterisks: " + "; ".join(wrong)
+
+
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_a_count_has_one_form_in_chinese_and_japanese(language):
     pairs = [message_id for message_id, english in MESSAGES.items() if isinstance(english, tuple)]

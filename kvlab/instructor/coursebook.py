@@ -218,17 +218,19 @@ def chart(passed, misconceptions, students):
         from ..errors import UserError
         raise UserError("--report draws its chart with matplotlib: pip install -e '.[grading]'") from None
     matplotlib.use("Agg", force=True)
+    from .. import fonts
+    fonts.use()  # the language's CJK font, or one line saying how to install it
     from matplotlib.figure import Figure  # no pyplot: no global state, no GUI
     from matplotlib.ticker import MaxNLocator
     figure = Figure(figsize=(10, 4.5 + 0.25 * len(misconceptions)), layout="constrained")
     left, right = figure.subplots(1, 2)
     steps = list(passed)
     left.bar([str(step) for step in steps], [passed[step] for step in steps], color="#1a7f37")
-    left.set(title=f"Students who passed each step (of {students})", xlabel="step", ylabel="students",
-             ylim=(0, max(1, students)))
+    left.set(title=t("report.chart-passed", students=students), xlabel=t("report.column-step"),
+             ylabel=t("report.column-students"), ylim=(0, max(1, students)))
     names = list(misconceptions)[::-1]
-    right.barh(names or ["(none)"], [misconceptions[name] for name in names] or [0], color="#cf222e")
-    right.set(title="Misconceptions named (first failure of a step)", xlabel="students")
+    right.barh(names or [t("report.chart-none")], [misconceptions[name] for name in names] or [0], color="#cf222e")
+    right.set(title=t("report.chart-misconceptions"), xlabel=t("report.column-students"))
     left.yaxis.set_major_locator(MaxNLocator(integer=True))
     right.xaxis.set_major_locator(MaxNLocator(integer=True))
     out = io.BytesIO()
@@ -237,18 +239,22 @@ def chart(passed, misconceptions, students):
 
 
 def summary_markdown(course, grades, passed, misconceptions, practice=False):
-    lines = ["# Class report", "",
-             ("Practice grading (no course file)." if practice else f"Course {course.fingerprint}.")
-             + f" {len(grades)} hand-ins, {sum(1 for grade in grades if grade.error)} not graded.", "",
-             "![bar chart](class.png)", "", "## Steps passed", "", "| step | title | passed |", "|---|---|---|"]
-    lines += [f"| {step} | {t(TITLES[step])} | {passed[step]} of {len(grades)} |" for step in TITLES]
-    lines += ["", "## Misconceptions to teach again", "",
-              "The first failure of each failing step names one; a student counts once per misconception.", ""]
+    failed = sum(1 for grade in grades if grade.error)
+    head = t("report.practice") if practice else t("report.course", fingerprint=course.fingerprint)
+    lines = [f"# {t('report.title')}", "", t("report.two-sentences", first=head,
+                                                          second=t("report.handins", n=len(grades), count=len(grades),
+                                                                   failed=failed)),
+             "", f"![{t('report.chart-alt')}](class.png)", "", f"## {t('report.steps-title')}", "",
+             f"| {t('report.column-step')} | {t('report.column-title')} | {t('report.column-passed')} |", "|---|---|---|"]
+    lines += [f"| {step} | {t(TITLES[step])} | {t('report.passed-of', passed=passed[step], total=len(grades))} |"
+              for step in TITLES]
+    lines += ["", f"## {t('report.misconceptions-title')}", "", t("report.misconceptions-how"), ""]
     if misconceptions:
-        lines += ["| misconception | students | hint |", "|---|---|---|"]
+        lines += [f"| {t('report.column-misconception')} | {t('report.column-students')} | {t('report.column-hint')} |",
+                  "|---|---|---|"]
         lines += [f"| {name} | {count} | {hint_text(name)} |" for name, count in misconceptions.items()]
     else:
-        lines.append("None: every step passed, or failed without naming one.")
+        lines.append(t("report.no-misconception"))
     return "\n".join(lines) + "\n"
 
 

@@ -812,7 +812,7 @@ MESSAGES = {
     "serve.started": "kvlab serve: a SIMULATED OpenAI-compatible server, no model and no GPU, on {url} "
                      "(model {model}; GPU {gpu:,} tokens, CPU {cpu:,} tokens, speed x{speed:g})",
     "serve.no-simulator": "kvlab serve runs on kvlab/kvsim.py, whose TwoTierCache is not written yet ({reason})",
-    "serve.bad-request": "{reason}",
+    "serve.bad-args": "--gpu and --cpu must be whole numbers >= 0, and --speed a number > 0",
     "measure.needs": "kvlab measure needs {name}: pip install -e '.[measure]'",
     "measure.out-help": "the JSONL file to write (the lab's fields), whole or not at all",
     "measure.base-url-help": "the server's base URL (default {default})",

@@ -208,7 +208,12 @@ def least_squares(rows, targets):
 def fit(records, gpu=GPU, cpu=CPU, kv_bytes_per_token=KV_BYTES_PER_TOKEN, question_tokens=QUESTION_TOKENS,
         output_tokens=OUTPUT_TOKENS):
     """Fit a LatencyModel to measured records (dicts with the lab's fields): (model, report dict)."""
-    labelled = label(records, gpu, cpu)
+    return fit_labelled(label(records, gpu, cpu), kv_bytes_per_token, question_tokens, output_tokens)
+
+
+def fit_labelled(labelled, kv_bytes_per_token=KV_BYTES_PER_TOKEN, question_tokens=QUESTION_TOKENS,
+                 output_tokens=OUTPUT_TOKENS):
+    """fit() on [(record, outcome)] pairs, from any mix of scenarios and document lengths."""
     rows = [features(outcome, record["doc_tokens"], record["config"] != "baseline", question_tokens,
                      kv_bytes_per_token) for record, outcome in labelled]
     targets = [float(record["ttft_ms"]) for record, _ in labelled]

@@ -826,6 +826,9 @@ MESSAGES = {
     "measure.timeout-help": "seconds to wait for a connection or for the next streamed token (default {default})",
     "measure.force-help": "overwrite OUT when it holds other content",
     "measure.append-help": "add the new lines to OUT's own (rewritten whole): record baseline, then lmcache",
+    "measure.out-is-folder": "{path} is a folder; OUT must be a file",
+    "measure.bad-args": "--tokens and --max-tokens must be >= 1, --warmup >= 0, --timeout > 0, and --config not empty",
+    "measure.bad-passes": "{passes!r} is not a list of passes (each fwd or rev, separated by commas)",
     "measure.too-many-docs": "--docs {docs} is more than the {most} documents whose first words differ",
     "measure.other-content": "{path} already holds other content; nothing was sent (--force overwrites it, "
                              "--append adds to it)",

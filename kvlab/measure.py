@@ -194,7 +194,7 @@ def sized_document(client, model, doc, want):
     if best is None:
         text = document(doc, 1)
         best = (text, client.count(model, text))
-    print(t("measure.inexact", doc=doc, got=best[1], want=want), file=sys.stderr)
+    print(t("measure.inexact", doc=doc, got=best[1], want=want), flush=True)
     return best
 
 
@@ -282,7 +282,7 @@ def run(args):
     try:
         model = args.model or client.model()
         endpoint = client.find_tokenizer(model)
-        print(t("measure.tokenizer", endpoint=endpoint) if endpoint else t("measure.no-tokenizer"), file=sys.stderr)
+        print(t("measure.tokenizer", endpoint=endpoint) if endpoint else t("measure.no-tokenizer"), flush=True)
         progress = _progress(args.docs * len(args.passes), args.config)
         try:
             records = measure(client, model, args.config, args.docs, args.tokens, args.max_tokens, args.passes,

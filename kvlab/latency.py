@@ -109,9 +109,12 @@ def outcomes(gpu, cpu, docs, tokens, orders):
     from .kvsim import TwoTierCache  # the student's own simulator in their edition
 
     cache, read = TwoTierCache(gpu, cpu), []
-    for name, order in zip(pass_names(orders), orders):
-        ids = range(docs) if order == "fwd" else range(docs - 1, -1, -1)
-        read.extend((name, doc, cache.access(doc, tokens)) for doc in ids)
+    try:
+        for name, order in zip(pass_names(orders), orders):
+            ids = range(docs) if order == "fwd" else range(docs - 1, -1, -1)
+            read.extend((name, doc, cache.access(doc, tokens)) for doc in ids)
+    except NotImplementedError as error:  # the student edition, before steps 1 and 5 are written
+        raise UserError(t("latency.no-simulator", reason=error)) from None
     return read
 
 
@@ -123,8 +126,8 @@ def capacities(config, gpu=GPU, cpu=CPU):
 def scenario_of(records):
     """(docs, tokens, orders) of a measured file: its passes in order of first appearance, each fwd or rev."""
     passes = {}
-    for record in records:
-        passes.setdefault(record["pass"], []).append(record["doc"])
+    for line in records:
+        passes.setdefault(line["pass"], []).append(line["doc"])
     docs = 1 + max(record["doc"] for record in records)
     tokens = max(record["doc_tokens"] for record in records)
     orders = []

@@ -788,6 +788,7 @@ MESSAGES = {
     "latency.kv-help": "KV bytes per token of the model (default {default}: a 1.5B Qwen2.5-class model)",
     "latency.question-help": "tokens of the question after each document (default {default}: an assumption)",
     "latency.json-help": "print the whole report as one JSON object",
+    "latency.no-simulator": "this runs on your kvlab/kvsim.py, which is not written yet: {reason}",
     "latency.cannot-read": "{path}: cannot be read ({reason})",
     "latency.bad-model": "{path}: not a latency model ({reason})",
     "latency.cannot-fit": "the file does not tell the model's costs apart (it needs misses and GPU hits at least)",
@@ -811,7 +812,6 @@ MESSAGES = {
     "serve.needs": "kvlab serve needs {name}: pip install -e '.[serve]'",
     "serve.started": "kvlab serve: a SIMULATED OpenAI-compatible server, no model and no GPU, on {url} "
                      "(model {model}; GPU {gpu:,} tokens, CPU {cpu:,} tokens, speed x{speed:g})",
-    "serve.no-simulator": "kvlab serve runs on kvlab/kvsim.py, whose TwoTierCache is not written yet ({reason})",
     "serve.bad-args": "--gpu and --cpu must be whole numbers >= 0, and --speed a number > 0",
     "measure.needs": "kvlab measure needs {name}: pip install -e '.[measure]'",
     "measure.out-help": "the JSONL file to write (the lab's fields), whole or not at all",

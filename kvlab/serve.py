@@ -42,20 +42,19 @@ class Simulation:
 
     def __init__(self, gpu, cpu, model, speed=1.0):
         from .kvsim import TwoTierCache
-        self.cache = TwoTierCache(gpu, cpu)
+        try:
+            TwoTierCache(gpu, cpu).access("probe", 0)  # a stub not written yet raises here, not per request
+        except NotImplementedError as error:
+            raise UserError(t("latency.no-simulator", reason=error)) from None
+        self.tiers = TwoTierCache(gpu_capacity=gpu, cpu_capacity=cpu)
         self.cpu_tier = cpu > 0
         self.model, self.speed = model, speed
-        try:
-            self.cache.access("kvlab-serve-probe", 0)  # a stub not written yet raises here, not per request
-        except NotImplementedError as error:
-            raise UserError(t("serve.no-simulator", reason=error)) from None
-        self.cache = TwoTierCache(gpu, cpu)
 
     def read(self, prompt):
         """(outcome, TTFT in s after --speed, prompt tokens) for one prompt."""
         document, question = split_prompt(prompt)
         size, asked = len(tokens_of(document)), len(tokens_of(question))
-        outcome = self.cache.access(document, size)  # one entry per document, keyed by its text
+        outcome = self.tiers.access(document, size)  # one entry per document, keyed by its text
         seconds = self.model.ttft_ms(outcome, size, self.cpu_tier, question_tokens=asked) / 1000 / self.speed
         return outcome, max(seconds, 0.0), size + asked
 

@@ -21,14 +21,16 @@ import math
 import statistics
 from dataclasses import asdict, dataclass, fields, replace
 
+from . import lab
 from .errors import UserError
 from .i18n import t
 
 KV_BYTES_PER_TOKEN = 28672   # a Qwen2.5-1.5B-class model: 28 layers x 2 KV heads x 128 dims x K,V x 2 bytes
 QUESTION_TOKENS = 16         # an assumption: the lab's file does not record the question's length
 OUTPUT_TOKENS = 32           # an assumption: the lab's file does not record the answer's length
-GPU, CPU = 21520, 56000      # the lab's GPU capacity, and its CPU capacity for the lmcache config
-STEP7_CPU = (0, 20000, 30000, 40000, 50109, 50110, 56000)
+GPU, CPU = lab.GPU, lab.OFFLOAD_CPU  # the lab's GPU capacity, and its CPU capacity for the lmcache config
+STEP7_CPU = lab.CPU_CAPACITIES
+MEASURED_TOKENS = 4864       # the measured documents' KV (19 LMCache chunks of 256 tokens)
 OUTCOMES = ("gpu", "cpu", "miss")
 # Which parameters each column of the least-squares problem estimates, in order; the first of a pair of
 # columns that cannot be told apart is dropped (fixed at 0).
@@ -233,7 +235,7 @@ def fit_labelled(labelled, kv_bytes_per_token=KV_BYTES_PER_TOKEN, question_token
     return model, report
 
 
-def predict(model, config, gpu=GPU, cpu=CPU, docs=10, tokens=4864, orders=("fwd", "fwd", "rev"),
+def predict(model, config, gpu=GPU, cpu=CPU, docs=lab.DOCS, tokens=MEASURED_TOKENS, orders=lab.FWD_FWD_REV,
             output_tokens=OUTPUT_TOKENS):
     """A whole predicted file for one config: records with the lab's fields, in read order."""
     gpu, cpu = capacities(config, gpu, cpu)
@@ -244,11 +246,11 @@ def predict(model, config, gpu=GPU, cpu=CPU, docs=10, tokens=4864, orders=("fwd"
             for name, doc, outcome in outcomes(gpu, cpu, docs, tokens, orders)]
 
 
-def predict_cpu_sweep(model, capacities_=STEP7_CPU, gpu=GPU, docs=10, tokens=5011):
+def predict_cpu_sweep(model, capacities_=STEP7_CPU, gpu=GPU, docs=lab.DOCS, tokens=lab.TOKENS):
     """Step 7 in milliseconds, a prediction: {str(CPU capacity): {"misses", "p50_ms", "mean_ms"}} of pass 2 (fwd,fwd)."""
     sweep = {}
     for cpu in capacities_:
-        second = [outcome for name, _, outcome in outcomes(gpu, cpu, docs, tokens, ("fwd", "fwd"))
+        second = [outcome for name, _, outcome in outcomes(gpu, cpu, docs, tokens, lab.FWD_FWD)
                   if name == "pass2-replay"]
         ttfts = [model.ttft_ms(outcome, tokens, cpu > 0) for outcome in second]
         sweep[str(cpu)] = {"misses": second.count("miss"), "p50_ms": round(statistics.median(ttfts), 1),
@@ -332,7 +334,7 @@ def run(args):
         print(t("latency.fixed-at-zero", names=", ".join(result["fit"]["fixed_at_zero"])))
     if result["stand_in"]:
         print(t("latency.bandwidth-stand-in"))
-    print(t("latency.step7-title", gpu=args.gpu, docs=10, tokens=5011))
+    print(t("latency.step7-title", gpu=args.gpu, docs=lab.DOCS, tokens=lab.TOKENS))
     for cpu, row in result["step7_prediction"].items():
         print(t("latency.step7-row", cpu=int(cpu), misses=row["misses"], p50=row["p50_ms"], mean=row["mean_ms"]))
     return 0

@@ -19,11 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+from . import lab
 from .errors import UserError, visible
+from .latency import MEASURED_TOKENS
 from .i18n import t
 
 BASE_URL, CONFIG, DOCS, TOKENS, MAX_TOKENS, PASSES, WARMUP, TIMEOUT = (
-    "http://127.0.0.1:8000", "baseline", 10, 4864, 16, ("fwd", "fwd", "rev"), 1, 120.0)
+    "http://127.0.0.1:8000", "baseline", lab.DOCS, MEASURED_TOKENS, 16, lab.FWD_FWD_REV, 1, 120.0)
 FIELDS = ("config", "pass", "doc", "doc_tokens", "ttft_ms", "total_ms")
 # Each document starts with its own word: a different first token in any tokenizer that keeps common words whole.
 FIRST_WORDS = ("apple", "river", "stone", "cloud", "tiger", "maple", "ocean", "pencil", "garden", "violin",

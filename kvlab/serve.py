@@ -18,11 +18,12 @@ import sys
 import time
 import zlib
 
+from . import lab
 from .errors import UserError
 from .i18n import t
 
 MODEL = "kvlab-simulation"
-GPU, CPU, PORT = 21520, 0, 8000
+GPU, CPU, PORT = lab.GPU, 0, 8000
 SEPARATOR = "\n\n"
 
 

@@ -1,4 +1,4 @@
-"""A SIMULATED OpenAI-compatible server on 127.0.0.1: no model, no GPU; TTFTs from the simulator and the latency model.
+"""A SIMULATED OpenAI-compatible server on 127.0.0.1 (no model, no GPU): TTFTs from the simulator and a latency model.
 
     python -m kvlab serve --cpu 0       # the baseline: a GPU tier only
     python -m kvlab serve --cpu 56000   # lmcache: the same GPU tier with a CPU tier behind it

@@ -142,6 +142,14 @@ def test_summarize_accepts_it_and_its_ratios_have_the_labs_shape(recorded):
     assert ratio["pass3-reverse"]["p50"] > 1
 
 
+def test_notebook_06_reads_it_as_the_labs_layout(recorded):
+    pytest.importorskip("pandas")
+    from kvlab import ttft
+    layout = ttft.layout(ttft.read(recorded["out"]))
+    assert layout.problems == [] and layout.passes == ["pass1-cold", "pass2-replay", "pass3-reverse"]
+    assert layout.orders == {"pass1-cold": "fwd", "pass2-replay": "fwd", "pass3-reverse": "rev"}
+
+
 def test_the_ttft_groups_follow_the_simulators_outcomes(recorded):
     records = read_records(str(recorded["out"]))
     gpu, cpu = 21520 * TOKENS // 4864, 56000 * TOKENS // 4864
@@ -177,6 +185,18 @@ def test_append_adds_a_config_to_a_file_and_force_replaces_its_lines(recorded, t
     forced = call_main(cli.main, args + ["--force"], capsys)
     assert forced.returncode == 0 and len(out.read_text().splitlines()) == 31
     assert [json.loads(line)["config"] for line in out.read_text().splitlines()] == ["baseline"] * 30 + ["lmcache"]
+
+
+def test_serve_says_it_is_a_simulation_and_answers_without_streaming(recorded):
+    import httpx
+    root = f"http://127.0.0.1:{recorded['ports']['baseline']}"
+    assert "simulation" in httpx.get(f"{root}/v1/models").json()["data"][0]["id"]
+    prompt = "one two three\n\nWhich word comes first?"
+    answers = [httpx.post(f"{root}/v1/completions", json={"prompt": prompt, "max_tokens": 2}) for _ in range(2)]
+    assert [answer.headers["x-kvlab-outcome"] for answer in answers] == ["miss", "gpu"]
+    assert answers[0].json()["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+    assert httpx.post(f"{root}/tokenize", json={"prompt": prompt}).json()["count"] == 7
+    assert httpx.post(f"{root}/v1/completions", json={"prompt": 5}).status_code == 400
 
 
 # --- failures: one line, nothing written ----------------------------------------------------------------------

@@ -68,3 +68,8 @@ def test_every_subpackage_is_packaged():
 def test_the_version_is_the_packages():
     import kvlab
     assert PROJECT["version"] == kvlab.__version__
+
+
+def test_serve_and_measure_have_extras_and_the_test_extra_installs_them():
+    assert {"starlette", "uvicorn"} <= resolved("serve") and {"httpx", "tqdm"} <= resolved("measure")
+    assert resolved("serve") | resolved("measure") <= resolved("test")  # tests/test_measure.py runs, not skips

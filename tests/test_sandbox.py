@@ -207,6 +207,24 @@ def test_hostile_code_changes_nothing_outside_the_sandbox(handed_in, tmp_path, m
 
 
 @needs_bwrap
+def test_the_runs_files_reach_work_as_given_and_a_link_never(handed_in, tmp_path):
+    """bwrap copies each file from an open one (the folder's own, or an in-memory one for run_jobs' `files`)."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("print('outside')\n")
+    (handed_in / "link.py").symlink_to(secret)
+    (handed_in / "lists.py").write_text("import json, os\nprint(json.dumps(sorted(os.listdir('.'))))\n"
+                                        "print(open('input.txt', encoding='utf-8').read(), end='')\n")
+    text = "héllo 日本\n" * 500
+    [listed] = run.run_jobs(handed_in, [run.script_job("lists.py")], files={"input.txt": text},
+                            backend=sandbox.Bubblewrap())
+    names, _, seen = listed["stdout"].partition("\n")
+    assert json.loads(names) == sorted([*(path.name for path in handed_in.glob("*.py") if path.name != "link.py"),
+                                  "input.txt"])
+    assert (listed["kind"], seen) == ("ok", text)
+    assert (secret.read_text(), sandbox_processes()) == ("print('outside')\n", [])
+
+
+@needs_bwrap
 def test_a_daemon_dies_with_the_sandbox(handed_in):
     marker = f"kvlab-marker-{uuid.uuid4().hex}"
     [daemon] = run.run_jobs(handed_in, [run.script_job("daemon.py", [marker])], backend=sandbox.Bubblewrap())

@@ -1,7 +1,8 @@
 """Run jobs on a student's files in another process, through driver.py, and return raw outcomes.
 
 run_jobs() copies the files into a scratch folder, starts the driver there (a plain child process,
-or the sandbox given as `backend`), hands it the spec on stdin and reads one result line per job.
+or the sandbox given as `backend`; a backend with launch_files() takes the files themselves and copies
+them where its driver runs), hands it the spec on stdin and reads one result line per job.
 When the process itself fails (it passes the deadline, prints too much, is killed by a signal, or
 breaks the protocol) the first job without a result says so and the later ones are "not-run".
 The result channel is bounded per job (line_limit()): a longer line stops the process as a "flood"
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -103,10 +104,16 @@ def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, b
     for name in files or {}:
         check_name(name)
     spec = {"timeout": timeout, "cap": cap, "jobs": jobs}
-    with tempfile.TemporaryDirectory(prefix="kvlab-run-", ignore_cleanup_errors=True) as scratch, \
-            tempfile.TemporaryFile() as stdin:
-        stage(Path(folder), Path(scratch), copy, files or {})
-        with (backend or Plain()).launch(scratch) as launch:
+    with ExitStack() as stack:
+        stdin = stack.enter_context(tempfile.TemporaryFile())
+        chosen = sources(Path(folder), copy, files or {})
+        if hasattr(backend, "launch_files"):  # it copies the files itself: no scratch folder to write and remove
+            starting = backend.launch_files(chosen)
+        else:
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="kvlab-run-", ignore_cleanup_errors=True))
+            stage(chosen, Path(scratch))
+            starting = (backend or Plain()).launch(scratch)
+        with starting as launch:
             if launch.clock is not None:  # each job's limit is CPU time too, wall time a backstop
                 spec["wall"] = timeout * WALL_FACTOR
             stdin.write(json.dumps(spec).encode())
@@ -131,16 +138,29 @@ def line_limit(job, cap):
     return LINE_SLACK + JSON_GROWTH * (cap * (1 + len(job.get("read", ()))) + driver.UTF8_WIDEST * driver.STDERR_TAIL)
 
 
-def stage(folder, scratch, copy, files):
-    """Copy the named regular files of `folder` (default: every top-level *.py) and write `files`."""
-    names = copy if copy is not None else [path.name for path in folder.glob("*.py") if is_plain(path.name)]
+def sources(folder, copy, files):
+    """{name: a regular file of `folder` (a Path), or the text to write} for a run's folder.
+
+    The named files of `folder` (default: every top-level *.py; a symlink never), then `files` ({name: text}).
+    """
+    names = copy if copy is not None else sorted(path.name for path in folder.glob("*.py") if is_plain(path.name))
+    chosen = {}
     for name in names:
         check_name(name)
         source = folder / name
         if source.is_file() and not source.is_symlink():  # a link could point anywhere on this machine
+            chosen[name] = source
+    chosen.update(files)
+    return chosen
+
+
+def stage(chosen, scratch):
+    """Copy or write the files of sources() into the folder `scratch`."""
+    for name, source in chosen.items():
+        if isinstance(source, Path):
             shutil.copyfile(source, scratch / name)
-    for name, text in files.items():
-        (scratch / name).write_text(text, encoding="utf-8")
+        else:
+            (scratch / name).write_text(source, encoding="utf-8")
 
 
 class Seen(NamedTuple):

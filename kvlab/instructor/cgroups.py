@@ -252,6 +252,7 @@ class Run:
         self.procs = []   # the cgroup.procs files the child writes its pid to
         self.dirs = []    # the run's own folders (removed after)
         self.cpu = self.memory = None
+        self.clock = None  # the CPU file, kept open while the run is watched (read every POLL seconds)
 
     def __enter__(self):
         dirs, name = self.budget.dirs, f"run-{next(_numbers)}"
@@ -281,6 +282,9 @@ class Run:
         return self
 
     def __exit__(self, *exc):
+        if self.clock is not None:
+            os.close(self.clock)
+            self.clock = None
         for folder in reversed(self.dirs):
             _remove(folder)
         self.dirs = []
@@ -308,8 +312,10 @@ class Run:
         if self.cpu is None:
             return None
         try:
-            text = self.cpu.read_text()
-        except OSError:
+            if self.clock is None:
+                self.clock = os.open(self.cpu, os.O_RDONLY | os.O_CLOEXEC)
+            text = os.pread(self.clock, 4096, 0).decode()
+        except (OSError, UnicodeDecodeError):
             return None
         if self.v2:
             for line in text.splitlines():

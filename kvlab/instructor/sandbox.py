@@ -87,9 +87,19 @@ class Bubblewrap:
             raise ValueError(f"slot must be in 0..{WORKERS - 1}, got {slot}")
         self.python, self.slot, self.budget = interpreter(), slot, budget
 
-    @contextmanager
     def launch(self, scratch):
         """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
+        return self.launch_files({path.name: path for path in sorted(Path(scratch).iterdir())
+                                  if path.is_file() and not path.is_symlink()})
+
+    @contextmanager
+    def launch_files(self, sources):
+        """The bwrap command for a /work of `sources` ({name: a Path to copy, or the text to write}, as
+        kvlab.check.run.sources() makes it); waits, afterwards, until the sandbox is gone.
+
+        bwrap copies each into the sandbox's /work from an open file: the file itself, or an in-memory
+        one holding the text (no scratch folder is written and removed on the way).
+        """
         _adopt_orphans()
         with ExitStack() as stack:
             slot = stack.enter_context(_slot(self.slot))
@@ -97,8 +107,7 @@ class Bubblewrap:
                 group = stack.enter_context((self.budget or stack.enter_context(budget())).run())
             except OSError as error:  # the machine's problem (e.g. a hierarchy that refuses a limit)
                 raise SandboxUnavailable(f"cannot make the sandbox's cgroup ({error})") from None
-            files = {path.name: stack.enter_context(open(path, "rb")) for path in sorted(Path(scratch).iterdir())
-                     if path.is_file() and not path.is_symlink()}
+            files = {name: stack.enter_context(_readable(source)) for name, source in sorted(sources.items())}
             driver = stack.enter_context(tempfile.TemporaryFile())
             driver.write(DRIVER.read_bytes())
             driver.seek(0)
@@ -118,6 +127,19 @@ class Bubblewrap:
                          functools.partial(_ended, status, report, group),
                          group.cpu_seconds if group.has_clock else None)
             _wait_gone(report.get("child-pid"))
+
+
+def _readable(source):
+    """An open binary file of `source`: a regular file (a Path; never through a symlink), or text (an in-memory file)."""
+    if isinstance(source, Path):
+        return os.fdopen(os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb")
+    try:
+        handle = os.fdopen(os.memfd_create("kvlab-file", os.MFD_CLOEXEC), "w+b")
+    except (AttributeError, OSError):  # no memfd here
+        handle = tempfile.TemporaryFile()
+    handle.write(source.encode("utf-8"))
+    handle.seek(0)
+    return handle
 
 
 def budget(memory=HANDIN_MEMORY, processes=HANDIN_PROCESSES):

@@ -20,6 +20,7 @@ COMMANDS = {
     "latency": "kvlab.latency",
     "serve": "kvlab.serve",
     "measure": "kvlab.measure",
+    "engine": "kvlab.engine",
     "artifacts": "kvlab.instructor.artifacts",
     "grade": "kvlab.instructor.grade",
     "course": "kvlab.instructor.course",

@@ -196,6 +196,10 @@ def sized_document(client, model, doc, want):
     if best is None:
         text = document(doc, 1)
         best = (text, client.count(model, text))
+    if 0 < want - best[1] <= 16:  # words too coarse (e.g. one token per character): pad with full stops
+        padded = best[0] + "." * (want - best[1])
+        if client.count(model, padded) == want:
+            return padded, want
     print(t("measure.inexact", doc=doc, got=best[1], want=want), flush=True)
     return best
 

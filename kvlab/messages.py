@@ -741,6 +741,18 @@ MESSAGES = {
                      "{block_mib:.1f} MiB, so an LRU cache that hits every re-read of this one hour ({blocks:,} "
                      "blocks) holds {tib:.2f} TiB: why Mooncake pools the CPU memory and SSDs of a whole cluster."),
 
+    # --- notebook 06's latency model and the CPU engine's file ---------------------------------------------
+    "nb.06.latency-fit": "Fitted to {n} requests, each with your simulator's tier (residuals {rms:.1f} ms RMS). A prefill costs {prefill_fixed:.1f} ms + {per_token:.4f} ms a token. A load from CPU costs {load_fixed:.1f} ms + the KV at **{bandwidth} GB/s**. A miss with a CPU tier takes {write_fixed:.1f} ms + {write_per_token:.4f} ms a token more: the write.{fixed}",
+    "nb.06.latency-fixed": " Fixed at 0, because one document length cannot tell them from the per-token costs: {names}.",
+    "nb.06.what-bandwidth": "the CPU→GPU bandwidth (GB/s)",
+    "nb.06.plot-predicted-title": "Each request: predicted against measured TTFT",
+    "nb.06.plot-measured-ms": "measured TTFT (ms, log scale)",
+    "nb.06.plot-predicted-ms": "the latency model's TTFT (ms, log scale)",
+    "nb.06.step7-ms": "**A prediction, not a measurement:** step 7's CPU capacities in milliseconds, from the model fitted above (GPU {gpu:,} tokens; pass 2 of fwd,fwd).",
+    "nb.06.no-engine-file": "No file from the CPU engine yet ({file} in the output folder). `python -m kvlab engine` records one on this machine's CPU in a few minutes; it needs the extra `engine`.",
+    "nb.06.engine-file": "The CPU engine's file: {requests} requests, documents of {tokens:,} tokens, a RAM cache of {cache} documents, llama.cpp {version}. Measured on a CPU, not a GPU.",
+    "nb.06.engine-agree": "{config}: {agree} of {total} requests in the group your simulator names (GPU = the live context, one document; CPU = the RAM cache): {groups}.",
+
     # --- course and feedback (kvlab grade --course) -------------------------------------------------------
     "course.feedback-title": "Feedback on your hand-in: {who}",
     "course.course-line": "Course {course}. Hidden cases {cases}.",
@@ -876,4 +888,28 @@ MESSAGES = {
     "measure.inexact": "document {doc}: {got} tokens, not {want}: the tokenizer would not give the exact length",
     "measure.progress": "{config}",
     "measure.wrote": "wrote {path}: {n} requests of config {config}",
+
+    # --- kvlab engine: llama.cpp on this machine's CPU (kvlab/engine.py) --------------------------------
+    "engine.out-help": "the JSONL file to write: baseline's requests, then lmcache's, whole or not at all (default: {file} in the output folder, where notebook 06 looks)",
+    "engine.tokens-help": "tokens per document (default {default}; the lab's are 5,011, about 2.5x as long to run)",
+    "engine.cache-docs-help": "documents the RAM cache (the lmcache run's CPU tier) holds (default {default})",
+    "engine.threads-help": "llama.cpp's threads (default: the CPUs, at most 4)",
+    "engine.model-help": "a GGUF model to serve instead of the tiny random-weight one kvlab writes",
+    "engine.needs": "kvlab engine needs {name}: pip install -e '.[engine]' (llama-cpp-python builds from source: cmake and a C/C++ compiler, about 7 CPU-minutes)",
+    "engine.bad-args": "--docs must be 1 to 50, --tokens {least} to {most}, --cache-docs and --threads at least 1",
+    "engine.server-died": "llama.cpp's server stopped before it answered (exit status {code}); its log is next to OUT",
+    "engine.no-tokenizer": "llama.cpp's server has no tokenize endpoint (/extras/tokenize), so documents cannot have exact lengths",
+    "engine.server-slow": "llama.cpp's server did not answer within {seconds:.0f} s",
+    "engine.model": "llama.cpp {version}: a tiny random-weight model ({layers} layers, {width} wide, {params:.1f} M parameters, {mb:.0f} MB) at {path}, {threads} threads. What it writes is noise; how long its prefill takes is real.",
+    "engine.shorter": "documents of {tokens} tokens, shorter than the lab's {lab}, so that both runs take minutes, not a quarter of an hour (--tokens {lab} for the lab's length)",
+    "engine.cache-none": "no RAM cache: the live context only (one document)",
+    "engine.cache-docs": ("RAM cache of {docs} document", "RAM cache of {docs} documents"),
+    "engine.config-done": ("{config}: {n} request in {seconds:.0f} s ({cache})", "{config}: {n} requests in {seconds:.0f} s ({cache})"),
+    "engine.group-miss": "recompute {low:,.0f}-{high:,.0f} ms ({n})",
+    "engine.group-cpu": "restore from the RAM cache {low:,.1f}-{high:,.1f} ms ({n})",
+    "engine.group-gpu": "reuse of the live context {low:,.1f}-{high:,.1f} ms ({n})",
+    "engine.groups-joined": "{first}{rest}",
+    "engine.groups-more": ", {phrase}",
+    "engine.agree": "{config}: {agree} of {total} requests in the group the simulator names (GPU = the live context, CPU = the RAM cache): {groups}",
+    "engine.wrote": "wrote {path}: {n} requests, measured on this CPU (python3 kvlab/summarize.py reads it)",
 }

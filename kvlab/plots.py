@@ -130,3 +130,17 @@ def _note(fig, note):
     """A line under the figure (saved and shown with it: both use a tight bounding box)."""
     if note:
         fig.text(0.5, -0.01, note, ha="center", va="top", fontsize=9, style="italic", color="0.3")
+
+
+def log_ms(ax, low, high):
+    """Both axes of `ax` in milliseconds on a log scale from `low` to `high`, ticked at 1, 2, 3 and 5 of each
+    power of ten, in plain numbers (2,000, not 2×10³)."""
+    import math
+    ticks = [step * 10 ** power for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+             for step in (1, 2, 3, 5) if low <= step * 10 ** power <= high]
+    ax.set(xscale="log", yscale="log", xlim=(low, high), ylim=(low, high))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_ticks(ticks)
+        axis.set_major_formatter(_thousands)
+        axis.set_minor_formatter(NullFormatter())
+

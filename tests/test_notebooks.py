@@ -222,45 +222,39 @@ def test_a_bad_parameter_stops_the_notebook_with_one_line(tmp_path, monkeypatch)
                                        "[21520, 50110]\")"]
 
 
-def variant_files(folder):
-    """Two valid files unlike the stand-in, written from it: (other names, ids from 1, passes grouped out of
-    order) and (the lab's names, a first request about 2.5× the others: a warm-up)."""
+def variant_file(folder):
+    """A valid file unlike the stand-in, written from it: other pass names, ids from 1, passes grouped out of
+    order, and a first request about 2.5x the others (a warm-up: the engine's first request)."""
     names = {"pass1-cold": "cold", "pass2-replay": "again", "pass3-reverse": "backwards"}
     rows = [json.loads(line) for line in STAND_IN.read_text().splitlines() if line.strip()]
+    rows[0] = dict(rows[0], ttft_ms=round(2.5 * rows[0]["ttft_ms"], 1))  # 1,498.0 ms: baseline's first request
     regrouped = sorted(rows, key=lambda row: ["pass3-reverse", "pass1-cold", "pass2-replay"].index(row["pass"]))
     other = [dict(row, **{"pass": names[row["pass"]], "doc": row["doc"] + 1}) for row in regrouped]
-    warm = [dict(row) for row in rows]
-    warm[0]["ttft_ms"] = round(2.5 * warm[0]["ttft_ms"], 1)  # 1,498.0 ms: the engine's first request
-    files = {"other.jsonl": other, "warm.jsonl": warm}
-    for name, lines in files.items():
-        (folder / name).write_text("".join(json.dumps(row) + "\n" for row in lines))
-    return [folder / name for name in files]
+    path = folder / "other.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in other))
+    return path
 
 
 def test_notebook_06_says_what_a_file_unlike_the_labs_breaks_and_what_still_holds(tmp_path, monkeypatch):
-    """Two valid files unlike the lab's, each in its own kernel, both at once: notebook 06 runs through and still
-    concludes; the unit cases (shuffled lines, a document read twice) are in test_ttft.py."""
+    """A valid file unlike the lab's (other names, other ids, passes out of order, a warm-up): notebook 06 runs
+    through and still concludes; the unit cases (shuffled lines, a document read twice) are in test_ttft.py."""
     nb = read(ROOT / "notebooks" / "06_measured_ttft.ipynb")
-    copies = []
-    for variant in variant_files(tmp_path):
-        [cell] = [cell for cell in nb.cells if "parameters" in tags(cell)]
-        cell.source = f"ttft: str = {str(variant)!r}"
-        copies.append(tmp_path / f"06_{variant.stem}.ipynb")
-        nbformat.write(nb, copies[-1])
-    nbrun.run_notebooks(copies, out=tmp_path / "out", report=lambda line: None, jobs=2)  # raises if a cell failed
-    other, warm = (outputs_of(read(tmp_path / "out" / "notebooks" / copy.name)) for copy in copies)
+    [cell] = [cell for cell in nb.cells if "parameters" in tags(cell)]
+    cell.source = f"ttft: str = {str(variant_file(tmp_path))!r}"
+    copy = tmp_path / "06_other.ipynb"
+    nbformat.write(nb, copy)
+    nbrun.run_notebooks([copy], out=tmp_path / "out", report=lambda line: None)  # raises if a cell failed
+    other = outputs_of(read(tmp_path / "out" / "notebooks" / copy.name))
     assert "This file is not the stand-in" in other
     assert "passes, in the order they ran: cold (fwd), again (fwd), backwards (rev)" in other
     assert "not the lab's pass names" in other and "ids 1…10" in other
     assert "The cold pass, the one that ran first: **cold**." in other
     assert "lmcache, backwards: 4 GPU hits (documents 10, 9, 8, 7" in other
     assert "The measurement splits 4 + 6, document for document" in other
+    assert "baseline's first request (cold, document 1) took 1,498.0 ms. That is 2.6× the median" in other
+    assert "It moves the mean of baseline cold by +92.5 ms, but the median by only +2.2 ms" in other
     assert "**lmcache is slower in the cold pass,** by about 2 standard errors" in other
-    assert "baseline's first request (pass1-cold, document 0) took 1,498.0 ms. That is 2.6× the median" in warm
-    assert "It moves the mean of baseline pass1-cold by +92.5 ms, but the median by only +2.2 ms" in warm
-    assert "**lmcache is slower in the cold pass,** by about 2 standard errors" in warm
-    assert "lmcache, pass3-reverse: 4 GPU hits (documents 9, 8, 7, 6" in warm
-    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in other + warm
+    assert "not written: these parameters are not the lab's, and measured.json, ttft.jsonl hold" in other
     assert not (tmp_path / "out" / "measured.json").exists()
 
 

@@ -266,6 +266,14 @@ def test_three_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path,
     for output in [out, err, *(p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*")
                                if p.is_file() and p.parent.name in ("fb", "report") or p.name == "g.csv")]:
         assert course.secret not in output and course.seed not in output
+    monkeypatch.setenv("KVLAB_LANG", "en")  # --lang sets it for the process: restored after the test
+    code, _, _ = run_cli(["grade", "--lang", "ja", "--course", str(path), "--feedback", str(tmp_path / "fb-ja"),
+                          "--report", str(tmp_path / "report-ja"), "--", str(good), str(bad), str(dropped)], capsys)
+    assert code == 1  # the same grades (from the cache), their feedback and report in Japanese
+    assert t("course.failing-step", "ja", number=8, title=t("step.8.title", "ja")) in \
+        (tmp_path / "fb-ja" / "s2.md").read_text()
+    report = (tmp_path / "report-ja" / "class.md").read_text()
+    assert report.startswith(f"# {t('report.title', 'ja')}\n") and t("report.passed-of", "ja", passed=1, total=3) in report
 
 
 def test_lateness_reads_the_files_of_a_wrong_layout_and_a_zips_own_time(tmp_path):

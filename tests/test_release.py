@@ -579,3 +579,18 @@ def test_an_edition_in_another_language_is_the_english_one_but_for_its_text(edit
             assert translation == english, name
         if name.endswith(".po"):
             assert b'msgctxt "md.' not in translation and b'msgctxt "readme.' not in translation, name
+
+
+def test_a_translated_edition_with_the_reference_hands_in_and_passes_in_its_language(translated, tmp_path):
+    """The round trip in Chinese: the zh edition with the reference copied in hands in and passes every step,
+    its table in Chinese (the Japanese edition's code is the same: the test above)."""
+    from kvlab.i18n import t
+    out = tmp_path / "student"
+    shutil.copytree(translated["zh"].out, out)
+    for name in STUDENT_FILES:
+        shutil.copy(KVLAB / name, out / "kvlab" / name)
+    artifacts.write(tmp_path / "artifacts", STAND_IN)
+    result = python("-S", "-m", "kvlab", "handin", tmp_path / "handin", cwd=out,
+                    env=out_env(out, KVLAB_OUT=tmp_path / "artifacts"))
+    assert result.returncode == 0 and result.stderr == "", result.stdout + result.stderr
+    assert t("check.steps-ok", "zh", ok=8, total=8) in result.stdout and t("step.1.title", "zh") in result.stdout

@@ -337,6 +337,8 @@ def run(args):
                 "lab_doc_tokens": lab.TOKENS, "cache_docs": args.cache_docs, "live_context_docs": 1,
                 "threads": args.threads, "llama_cpp": llama_cpp.__version__, "model": model.name,
                 "strict_prefix_tokens": MIN_SHARED, "warmup": 1, "max_tokens": MAX_TOKENS}
+    if settings["doc_tokens"] != lab.TOKENS:  # the file says so, in the language of the run
+        settings["note"] = t("engine.shorter", tokens=settings["doc_tokens"], lab=lab.TOKENS)
     write_atomically(settings_file, (json.dumps(settings, indent=1) + "\n").encode("utf-8"))
     write_atomically(out, ("\n".join(lines) + "\n").encode("utf-8"))
     tokens = max(record["doc_tokens"] for record in records)

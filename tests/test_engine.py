@@ -49,16 +49,18 @@ def test_the_real_engine_records_the_labs_file_and_matches_the_simulator(tmp_pat
     pytest.importorskip("llama_cpp.server")
     pytest.importorskip("gguf")
     out = tmp_path / "ttft.jsonl"
-    result = subprocess.run([sys.executable, "-m", "kvlab", "engine", str(out), "--docs", "4", "--tokens", "600",
+    result = subprocess.run([sys.executable, "-m", "kvlab", "engine", str(out), "--docs", "4", "--tokens", "1200",
                              "--cache-docs", "4", "--threads", "2"], cwd=tmp_path, env=clean_env(),
                             capture_output=True, encoding="utf-8", timeout=600)
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [tuple(record) for record in records] == [("config", "pass", "doc", "doc_tokens", "ttft_ms", "total_ms")] * 24
-    assert {record["doc_tokens"] for record in records} == {600}  # exact, from /extras/tokenize
+    assert {record["doc_tokens"] for record in records} == {1200}  # exact, from /extras/tokenize
     assert [record["doc"] for record in records[:12]] == [0, 1, 2, 3, 0, 1, 2, 3, 3, 2, 1, 0]
-    for config, (agree, total, groups) in engine.compare(records, 4, 4, 600, lab.FWD_FWD_REV).items():
+    for config, (agree, total, groups) in engine.compare(records, 4, 4, 1200, lab.FWD_FWD_REV).items():
         assert agree == total == 12, (config, groups)
+    settings = json.loads(engine.settings_path(out).read_text())
+    assert (settings["docs"], settings["doc_tokens"], settings["cache_docs"]) == (4, 1200, 4) and "5011" in settings["note"]
     summary = python(KVLAB / "summarize.py", out, tmp_path / "measured.json", cwd=tmp_path)
     assert summary.returncode == 0, summary.stderr
     ratio = json.loads((tmp_path / "measured.json").read_text())["ratio"]

@@ -257,8 +257,7 @@ def summary(records, cache_docs, docs, tokens, orders):
         counts = predicted(config, cache_docs, docs, tokens, orders)
         phrases = [t(f"engine.group-{outcome}", low=low, high=high, n=counts.count(outcome))
                    for outcome, (low, high) in sorted(groups.items(), key=lambda item: -item[1][1])]
-        found.append({"config": config, "agree": agree, "total": total, "groups": t("engine.groups-joined", first=phrases[0],
-                      rest="".join(t("engine.groups-more", phrase=phrase) for phrase in phrases[1:]))})
+        found.append({"config": config, "agree": agree, "total": total, "groups": t("nb.06.list-comma").join(phrases)})
     return found
 
 
@@ -333,7 +332,8 @@ def run(args):
         raise UserError(t("measure.other-content", path=out))
     from .files import write_atomically
     lines = [json.dumps({field: record[field] for field in measure.FIELDS}) for record in records]
-    settings = {"docs": args.docs, "doc_tokens": max(record["doc_tokens"] for record in records),
+    tokens = max(record["doc_tokens"] for record in records)  # as the tokenizer counted them
+    settings = {"docs": args.docs, "doc_tokens": tokens,
                 "lab_doc_tokens": lab.TOKENS, "cache_docs": args.cache_docs, "live_context_docs": 1,
                 "threads": args.threads, "llama_cpp": llama_cpp.__version__, "model": model.name,
                 "strict_prefix_tokens": MIN_SHARED, "warmup": 1, "max_tokens": MAX_TOKENS}
@@ -341,7 +341,6 @@ def run(args):
         settings["note"] = t("engine.shorter", tokens=settings["doc_tokens"], lab=lab.TOKENS)
     write_atomically(settings_file, (json.dumps(settings, indent=1) + "\n").encode("utf-8"))
     write_atomically(out, ("\n".join(lines) + "\n").encode("utf-8"))
-    tokens = max(record["doc_tokens"] for record in records)
     for line in summary(records, args.cache_docs, args.docs, tokens, orders):
         print(t("engine.agree", **line))
     print(t("engine.wrote", path=out, n=len(records)))

@@ -908,8 +908,6 @@ MESSAGES = {
     "engine.group-miss": "recompute {low:,.0f}-{high:,.0f} ms ({n})",
     "engine.group-cpu": "restore from the RAM cache {low:,.1f}-{high:,.1f} ms ({n})",
     "engine.group-gpu": "reuse of the live context {low:,.1f}-{high:,.1f} ms ({n})",
-    "engine.groups-joined": "{first}{rest}",
-    "engine.groups-more": ", {phrase}",
     "engine.agree": "{config}: {agree} of {total} requests in the group the simulator names (GPU = the live context, CPU = the RAM cache): {groups}",
     "engine.wrote": "wrote {path}: {n} requests, measured on this CPU (python3 kvlab/summarize.py reads it)",
 }

@@ -227,11 +227,10 @@ def translator(language):
     if language == SOURCE or not (Path(__file__).resolve().parent / "instructor").is_dir():
         return None  # English, or the student edition (an editable install's finder may still offer kvlab.instructor)
     from .instructor import documents
-    left = [entry for entry in documents.untranslated(language) if entry.startswith("md.")]
-    if left:
-        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
-        raise UserError(f"the notebooks are not all translated into {language} ({len(left)} cells: "
-                        f"{', '.join(left[:5])}{more}); `python -m kvlab i18n status --lang {language}` lists them")
+    try:
+        documents.require(language, "the notebooks", prefixes=("md.",))
+    except NotTranslated as error:
+        raise UserError(str(error)) from None
 
     def translate(notebook, path):
         try:

@@ -23,6 +23,7 @@ def everything():
     """{id: English} of every catalog entry: the messages, then the notebooks' Markdown and the README."""
     return {**MESSAGES, **documents.entries()}
 
+
 HEADER = {
     "Project-Id-Version": "kvlab",
     "MIME-Version": "1.0",

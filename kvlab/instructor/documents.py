@@ -16,9 +16,8 @@ import re
 from pathlib import Path
 
 from ..i18n import SOURCE, NotTranslated, catalog
+from ..nbrun import NOTEBOOKS, notebook_paths
 
-REPO = Path(__file__).resolve().parent.parent.parent
-NOTEBOOKS = REPO / "notebooks"
 README = Path(__file__).resolve().parent / "student" / "README.md"
 MARKERS = re.compile(r"^\s*(?:<!--\s*)?#\s*(?:BEGIN|END) SOLUTION\b.*$", re.MULTILINE)  # kept as they are
 
@@ -28,10 +27,6 @@ def _source(cell):
     return source if isinstance(source, str) else "".join(source)
 
 
-def notebook_paths(folder=None):
-    return sorted(Path(folder or NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
-
-
 def cell_id(stem, cell):
     return f"md.{stem}.{cell['id']}"
 
@@ -39,7 +34,7 @@ def cell_id(stem, cell):
 def notebook_entries(folder=None):
     """{entry id: English} of every Markdown cell of the notebooks, in notebook and cell order."""
     entries = {}
-    for path in notebook_paths(folder):
+    for path in notebook_paths(folder or NOTEBOOKS):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] == "markdown" and _source(cell).strip():
                 entries[cell_id(path.stem, cell)] = _source(cell)
@@ -90,11 +85,12 @@ def _translated(entry_id, english, language, missing):
 
 
 def _refuse(language, missing, what):
+    """NotTranslated naming the first entries of `missing` (what is left of `what`), if any."""
     if missing:
         more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        raise NotTranslated(f"{what} is not translated into {language} yet ({len(missing)} entries of its catalog "
-                            f"to translate: {', '.join(missing[:5])}{more}); `python -m kvlab i18n status "
-                            f"--lang {language}` lists them")
+        raise NotTranslated(f"{what}: not all translated into {language} ({len(missing)} entries: "
+                            f"{', '.join(missing[:5])}{more}); `python -m kvlab i18n status --lang {language}` "
+                            f"lists them")
 
 
 def translate_notebook(nb, stem, language):
@@ -124,6 +120,12 @@ def untranslated(language):
     found = catalog(language)
     return [entry_id for entry_id, english in entries().items()
             if entry_id not in found or found[entry_id].state(english) != "ok"]
+
+
+def require(language, what="the notebooks and the student README", prefixes=("md.", "readme.")):
+    """Refuse (NotTranslated, one line naming them) a language with document entries left to translate."""
+    if language != SOURCE:
+        _refuse(language, [entry for entry in untranslated(language) if entry.startswith(prefixes)], what)
 
 
 def markers(text):

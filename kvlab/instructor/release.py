@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .. import paths
 from ..errors import UserError
-from ..i18n import LANGS, SOURCE, t
+from ..i18n import LANGS, SOURCE, NotTranslated, t
 from . import documents
 
 REPO = paths.REPO
@@ -533,12 +533,10 @@ def build(out, force=False, lang=SOURCE):
     """
     if lang not in LANGS:
         raise UserError(f"unknown language {lang!r} (kvlab has {', '.join(LANGS)})")
-    left = documents.untranslated(lang) if lang != SOURCE else []
-    if left:
-        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
-        raise UserError(f"the notebooks and README are not all translated into {lang} ({len(left)} entries: "
-                        f"{', '.join(left[:5])}{more}), so nothing was written; `python -m kvlab i18n status "
-                        f"--lang {lang}` lists them")
+    try:
+        documents.require(lang)
+    except NotTranslated as error:
+        raise UserError(f"{error}; nothing was written") from None
     out = _check_out(Path(out))
     if out.is_dir() and any(out.iterdir()) and not force:
         raise UserError(f"{out} is not empty; nothing was written (--force replaces it)")

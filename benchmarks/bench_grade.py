@@ -9,8 +9,10 @@ loop where students write one (half in scenario.py's run, half in LRUCache.acces
 each costs a run's CPU limit. Both are graded as `kvlab grade --jobs N --no-cache` grades them (grade_all,
 in this process, bubblewrap if it is there, no cache); the honest class again into a cache, then once more
 from it. In the same run, the floor: three `python -I -S -c pass` started one after another in the
-grader's own sandbox (sandbox.trial_command, a hand-in's cgroup), which is what a hand-in's three
-processes cost at the least. Prints the figures and the targets (met or not); nothing is asserted.
+grader's own sandbox (sandbox.trial_command, a hand-in's cgroup): what a hand-in's three processes cost
+at the least when each step's code had a process of its own (now they share one, and a hand-in whose
+kvsim.py fails has a second, on the reference's kvsim.py). Prints the figures and the targets (met or
+not); nothing is asserted.
 """
 import argparse
 import os

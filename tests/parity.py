@@ -6,7 +6,8 @@ the plants (kvsim.py's, and the others'), so that the two halves run at once on 
 Each plant of tests/planted.py (and each artifact plant) becomes a whole hand-in: the reference scripts with
 the plant's one bug, the reference's artifacts and the lab's ttft.jsonl. The class is graded once, as
 `kvlab grade` grades it (hidden cases from a course seed, plain child processes: the sandbox is proven in
-test_grade.py and test_hostile_sandbox.py), and each folder is checked once as `kvlab check` checks it (the
+test_grade.py and test_hostile_sandbox.py; each of the groups that the grader sends one process in turn
+runs in one process of its own, so that the memo below serves them), and each folder is checked once as `kvlab check` checks it (the
 student edition's digests, public rules, every step; for a hand-in whose kvsim.py fails, which the grader
 grades on the reference kvsim.py, its kvsim steps and step 8: its scenario steps wait for kvsim.py). Both run their jobs through one memo: a job on
 the same Python files, with the same files written beside them, is run once and its outcome reused (the
@@ -43,6 +44,22 @@ KVSIM_STEPS = lab_table.PROCESSES["kvsim"]  # a course's keyed seed: the hidden 
 
 
 REUSED = ("ok", "crash", "exit", "missing")  # the outcomes a job gives every time it runs on the same files
+
+
+def together(run_jobs):
+    """run_together(...) as the grader calls it, each group run through `run_jobs` (the memo) in turn: the
+    same outcomes for these plants, which do not depend on sharing a process (tested in test_driver.py)."""
+    def run_together(folder, groups, *, wanted=None, **options):
+        results, done = [None] * len(groups), {}
+        for index, (jobs, files) in enumerate(groups):
+            if not jobs:
+                results[index] = []
+            elif wanted is None or wanted(index, done.get):
+                results[index] = done[index] = run_jobs(folder, jobs, files=files, **options)
+                if any(outcome.get("kind") in (*grade.ENDS_PROCESS, "not-run") for outcome in done[index]):
+                    break  # the process ended: the later groups were not run
+        return results
+    return run_together
 
 
 def memoized(real):
@@ -119,6 +136,7 @@ def graded_and_checked(root, plants, artifact_plants=()):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(run, "run_jobs", shared)  # what kvlab check's executor calls
         patch.setattr(grade, "run_jobs", shared)
+        patch.setattr(grade, "run_together", together(shared))
         grades, interrupted = grade.grade_all(folders, seed=COURSE_SEED, timeout=FAST, isolation=False, jobs=2)
         def checked_steps(folder, graded):
             # graded on the reference kvsim.py: the check's scenario steps wait for the failing kvsim.py

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import KVLAB
 from kvlab import check, messages, steps
-from kvlab.check import judging, labsteps, oracle
+from kvlab.check import caches, judging, labsteps, oracle
 from kvlab.check.report import Report, Row, hold_back
 from kvlab.i18n import Msg
 from kvlab.instructor import release
@@ -252,3 +252,49 @@ def test_a_check_that_reads_artifacts_says_when_one_is_missing_and_where(tmp_pat
         main(["check", "2", "3", "--folder", str(KVLAB), "--artifacts", str(tmp_path)])
     out = capsys.readouterr().out
     assert stop.value.code == 1 and "baseline.json" in out and str(tmp_path) in out, out
+
+
+def test_canonical_text_is_json_with_sorted_keys_and_whole_floats_as_ints():
+    def expected(value):  # the definition, written plainly
+        def tidy(item):
+            if isinstance(item, float) and item.is_integer() and abs(item) < 2 ** 53:
+                return int(item)
+            if isinstance(item, list):
+                return [tidy(one) for one in item]
+            if isinstance(item, dict):
+                return {key: tidy(one) for key, one in item.items()}
+            return item
+        return json.dumps(tidy(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    values = [3.0, -0.0, 2.0 ** 60, 0.1, True, None, "é", [1, 2, "a"], [1, [2.0]], [False, [], 0],
+              {"b": [1.0, {"c": 2.5}], "a": True}, [[1, 2], {"x": 3.0}], 7]
+    assert [oracle.canonical(value) for value in values] == [expected(value) for value in values]
+
+
+class TestRunsMatchedWhole:
+    """A long random run is matched whole first: the same verdict, and the same first step, as step by step."""
+
+    class Answer:
+        def __init__(self, steps):
+            self.steps, self.asked = steps, []
+
+        def matches(self, value, path=()):
+            self.asked.append(path)
+            return value == (self.steps if path == () else self.steps[path[0]])
+
+    def test_a_run_that_matches_is_one_match(self):
+        answer = self.Answer([[1], [2], [3]])
+        assert caches._first_unmatched(answer, [0, 1, 2], lambda step: [step + 1]) is None
+        assert answer.asked == [()]
+
+    def test_the_first_step_that_differs_is_named(self):
+        answer = self.Answer([[1], [2], [3]])
+        assert caches._first_unmatched(answer, [0, 1, 2], lambda step: [1] if step == 0 else [9]) == (1, [9])
+
+    def test_a_step_that_raises_after_a_wrong_one_is_not_reached(self):
+        def read(step):
+            if step == 2:
+                raise judging.Raised({"type": "KeyError", "message": "'k'"}, ["access", "", "k", 1])
+            return [step + 1] if step == 0 else [9]
+        assert caches._first_unmatched(self.Answer([[1], [2], [3]]), [0, 1, 2], read) == (1, [9])
+        with pytest.raises(judging.Raised):  # ... and one before any wrong step raises, as step by step
+            caches._first_unmatched(self.Answer([[1], [2], [3]]), [0, 1, 2], lambda step: read(2))

@@ -3,6 +3,7 @@
 Most behaviour is shown in-process (run_ops on a module loaded from a temporary folder); each outcome
 kind that needs a real process is shown once end to end, most of them in one batch.
 """
+import ast
 import importlib.util
 import json
 import math
@@ -140,6 +141,15 @@ SCRIPTS = {
     "dies.py": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
     "quits.py": "import os\nos._exit(0)\n",
     "forges.py": "import os\nos.write(3, b'not json\\n')\n",
+    "looks.py": textwrap.dedent("""\
+        import os, sys  # (json is the folder's own json.py here)
+        frame, jobs = sys._getframe(), None
+        while frame:  # up to the driver's main(): the jobs it holds
+            spec = frame.f_locals.get("spec")
+            jobs = spec["jobs"] if isinstance(spec, dict) else jobs
+            frame = frame.f_back
+        print(repr([os.getpid(), len(jobs), sorted(os.listdir("."))]))
+        """),
 }
 
 
@@ -196,6 +206,33 @@ def test_what_ends_the_process_is_the_kind_of_the_job_that_was_running(folder, s
     assert (first["kind"], second["kind"]) == (kind, "not-run")
     if kind == "killed":
         assert first["signal"] == 9
+
+
+def test_groups_share_one_process_and_none_sees_a_later_ones_jobs_or_files(folder):
+    looks = run.script_job("looks.py")
+    groups = [([looks], {"first.txt": "1"}), ([], {"never.txt": "0"}), ([looks, looks], {"second.txt": "2"}),
+              ([run.script_job("hello.py")], {"in.txt": "3"}), ([looks], {"last.txt": "4"})]
+    asked = []
+
+    def wanted(index, outcomes_of):
+        asked.append((index, outcomes_of(0) and outcomes_of(0)[0]["kind"]))
+        return index != 3  # a group not wanted is not sent
+    first, empty, second, skipped, last = run.run_together(folder, groups, wanted=wanted)
+    seen = [ast.literal_eval(outcome["stdout"]) for outcome in [*first, *second, *last]]
+    assert len({pid for pid, _, _ in seen}) == 1  # one process
+    assert [count for _, count, _ in seen] == [1, 2, 2, 1]  # each job saw only its own group's jobs
+    assert [{"first.txt", "second.txt", "last.txt"} & set(names) for _, _, names in seen] == \
+        [{"first.txt"}, {"first.txt", "second.txt"}, {"first.txt", "second.txt"}, {"first.txt", "second.txt", "last.txt"}]
+    assert (empty, skipped) == ([], None) and asked == [(0, None), (2, "ok"), (3, "ok"), (4, "ok")]
+
+
+def test_a_group_that_ends_the_process_is_kept_if_the_driver_ended_it_else_run_alone(folder):
+    hello = ([run.script_job("hello.py")], {"in.txt": "x"})
+    timed_out, after = run.run_together(folder, [([run.script_job("loops.py"), run.script_job("hello.py")], {}), hello],
+                                        timeout=0.2)
+    assert [outcome["kind"] for outcome in timed_out] == ["timeout", "not-run"] and after is None  # as alone
+    assert run.run_together(folder, [hello, ([run.script_job("quits.py")], {}), hello]) == \
+        [run.run_jobs(folder, hello[0], files=hello[1]), None, None]  # a process that broke off: nothing to trust
 
 
 class TestResultLines:

@@ -28,6 +28,7 @@ import pytest
 
 from helpers import summary_of
 from kvlab import cli, handin, paths, summarize
+from kvlab.check import labsteps
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, grade, sandbox
@@ -147,6 +148,17 @@ FORGE_PIPE = textwrap.dedent("""
             stream.write(json.dumps({{"job": number, **line}}) + "\\n")
         stream.flush()
         os._exit(0)
+""")
+
+PEEKS = textwrap.dedent("""\
+    import sys as _sys
+    _frame, _jobs = _sys._getframe(), None
+    while _frame:  # up to the driver's main(): the jobs it holds now
+        _spec = _frame.f_locals.get("spec")
+        _jobs = _spec["jobs"] if isinstance(_spec, dict) else _jobs
+        _frame = _frame.f_back
+    if _jobs is not None:
+        raise ValueError(f"peeks {len(_jobs)} jobs")
 """)
 
 FORGE_JSON = textwrap.dedent("""
@@ -290,6 +302,8 @@ def hostile(reference, tmp_path_factory):
             "        if key in self._sizes:\n            self._sizes.move_to_end(key)",
             "        if isinstance(key, int) and key > 6:\n            raise ValueError(f'leak-{key}-{size}')\n"
             "        if key in self._sizes:\n            self._sizes.move_to_end(key)")}),
+        # attack 8 again: a public run that looks for the jobs its process holds, and says how many it saw
+        "peeks": build(root, "peeks", reference, {"scenario.py": lambda text: PEEKS + text}),
         # attack 7: halved TTFTs with their own matching summary, while no course measurement is set
         "halved": build(root, "halved", reference, {"ttft.jsonl": halved(reference["ttft.jsonl"])}),
         # honest but chatty and slow: they keep full marks beside the attacks
@@ -337,6 +351,12 @@ class TestHostileHandIns:
 
     def test_a_large_file_nothing_imports_costs_nothing_and_changes_nothing(self, hostile):
         assert hostile.grades["big-extra"].score == 8, str(hostile.grades["big-extra"])
+
+    def test_a_public_run_never_holds_a_hidden_case_it_could_print(self, hostile):
+        plan = labsteps.Plan(execute=None, oracle=None, seed=0, lab_lines=[])
+        public, secret = (len(labsteps.script_run(plan).part(hidden)[0]) for hidden in (False, True))
+        said = set(re.findall(r"peeks (\d+) jobs", str(hostile.grades["peeks"])))
+        assert said == {str(public)} and secret  # its own list, the public rules' jobs: never a hidden one
 
     def test_a_hidden_cases_exception_message_never_reaches_a_report(self, hostile):
         leaky = hostile.grades["leaky"]

@@ -174,9 +174,12 @@ def test_the_labs_largest_job_fits_its_line_with_margin():
 
 def test_what_the_pipes_hold_is_read_before_a_deadline_applies():
     process = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdout.write('{}\\n'); sys.stdout.flush()"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
     process.wait()  # the grader stalled: the run is over before anyone looked
-    seen = run.watch(process, 0.0, [100], 100, clock=lambda: 1e9)
+    talk = run.Talk(timeout=0.0, cap=100, wall=None)  # a deadline of 0 s, long past
+    talk.lines, talk.ending = [100], True
+    seen = run.watch(process, talk, 100, clock=lambda: 1e9)
     assert (seen.stdout, seen.stopped) == (b"{}\n", "")
 
 

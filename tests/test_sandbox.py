@@ -5,7 +5,9 @@ outside the sandbox changed, and that no process of the sandbox is left. The san
 times in all: one batch of hostile jobs, one daemon, one trial run (available()).
 """
 import errno
+import importlib.util
 import json
+import marshal
 import os
 import socket
 import textwrap
@@ -159,8 +161,9 @@ def sandbox_processes(marker=b"\0"):
 def test_hostile_code_changes_nothing_outside_the_sandbox(handed_in, tmp_path, monkeypatch):
     monkeypatch.setenv("KVLAB_TEST_SECRET", "hunter2")
     marker = f"kvlab-escape-{uuid.uuid4().hex}"
+    driver = sandbox.driver_file(sandbox.interpreter().magic)[1]
     targets = [tmp_path / "sibling" / marker, Path.home() / marker, Path("/tmp") / marker,
-               KVLAB / marker, handed_in / marker, Path("/work/kvsim.py"), Path(sandbox.DRIVER_INSIDE)]
+               KVLAB / marker, handed_in / marker, Path("/work/kvsim.py"), Path(driver)]
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
     before = contents(handed_in)
@@ -183,7 +186,7 @@ def test_hostile_code_changes_nothing_outside_the_sandbox(handed_in, tmp_path, m
             ["FileNotFoundError", "FileNotFoundError", "written", "FileNotFoundError", "FileNotFoundError"]
         assert written[str(Path("/tmp") / marker)] == "written"  # its private /tmp
         assert written["/work/kvsim.py"] == "written"  # its private copy
-        assert written[sandbox.DRIVER_INSIDE] == "OSError"  # read-only
+        assert written[driver] == "OSError"  # read-only
         uid, gid, became = json.loads(whoami["stdout"])
         assert (uid, gid) == (sandbox.INSIDE_UID, sandbox.INSIDE_UID) and became != "root"
         raised, size, stopped, on_disk = json.loads(bigfile["stdout"])
@@ -288,3 +291,11 @@ class TestSnapshot:
             return read_one(entry, flags)
         monkeypatch.setattr(sandbox, "_read_one", vanishing)
         assert sandbox.snapshot(folder, tmp_path / "copy").copied == ["scenario.py"]
+
+
+def test_the_driver_goes_in_compiled_only_for_a_python_that_makes_the_same_bytecode():
+    source, inside = sandbox.driver_file("00000000")
+    assert (source, inside) == (run.DRIVER.read_bytes(), sandbox.DRIVER_INSIDE)
+    compiled, inside = sandbox.driver_file(importlib.util.MAGIC_NUMBER.hex())
+    assert inside == sandbox.DRIVER_COMPILED and compiled[:4] == importlib.util.MAGIC_NUMBER
+    assert marshal.loads(compiled[16:]).co_filename == sandbox.DRIVER_COMPILED  # its own name in tracebacks

@@ -1,10 +1,13 @@
 """Run a student's code on the jobs of a spec and report raw outcomes: what it returned, printed, raised.
 
-Run as `python -I -S driver.py` in a scratch copy of the student's folder, with the spec on stdin:
-{"timeout": seconds per job, "cap": bytes, "jobs": [job, ...]}. One JSON line per job goes to the
-stdout this driver keeps for itself; the student's prints go to stderr. Nothing is judged here: the
+Run as `python -I -S driver.py` in a scratch copy of the student's folder. Its stdin brings lists of
+jobs, one JSON line each: {"timeout": seconds per job, "cap": bytes, "jobs": [job, ...], "files":
+{name: text} written before the jobs run}; the parent sends the next list only once it has every
+result of the one before (so the code of one list never sees the jobs of a later one), and closes
+stdin to end. One JSON line per job goes to the stdout this driver keeps for itself, numbered across
+the lists; the student's prints go to stderr. Nothing is judged here: the
 student's code runs in this process and could forge any verdict, so the parent compares outcomes
-with what they should be. Jobs and outcomes: "The driver protocol" in the design notes.
+with what they should be. The jobs and the outcomes: kvlab/check/run.py and the functions below.
 Standard library only, Python >= 3.10. kvlab.check.run imports it too, to run ops on objects of its
 own process (run_ops).
 """
@@ -508,29 +511,50 @@ def unshadow(folder):
             del sys.modules[name]
 
 
+def next_list(channel, pending):
+    """(the next line the parent sent on `channel`, what was read past it); b"" once the parent closed it."""
+    while b"\n" not in pending:
+        chunk = os.read(channel, 65_536)
+        if not chunk:
+            return pending, b""
+        pending += chunk
+    line, _, rest = pending.partition(b"\n")
+    return line, rest
+
+
 def main():
     global WALL
-    spec = json.loads(sys.stdin.buffer.read())
-    WALL = spec.get("wall")  # the parent has a CPU clock for this process: job limits are CPU time too
+    results = os.fdopen(os.dup(1), "w", encoding="utf-8")  # not inherited by the student's subprocesses
+    channel = os.dup(0)  # the parent's lists of jobs (not inherited either)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)  # a script that reads stdin sees it empty
     os.close(null)
-    results = os.fdopen(os.dup(1), "w", encoding="utf-8")  # not inherited by the student's subprocesses
     os.dup2(2, 1)  # whatever the student writes to stdout lands on stderr, never among the results
     folder = os.getcwd()
     sys.path.insert(0, folder)
     sys.dont_write_bytecode = True
     memoised_imports(folder)
     unshadow(folder)
-    for number, job in enumerate(spec["jobs"]):
-        if job["kind"] == "ops":
-            outcome = ops_job(job, spec["timeout"], folder)
-        else:
-            outcome = script_job(job, spec["timeout"], spec["cap"], folder)
-        results.write(json.dumps({"job": number, **outcome}) + "\n")  # ASCII: a lone surrogate is safe
-        results.flush()
-        if outcome["kind"] in ("timeout", "flood"):
-            break  # the rest would most likely hang or flood too: the parent reports them as not run
+    number, pending = 0, b""
+    while True:  # one list of jobs at a time: the parent sends the next once it has every result of this one
+        line, pending = next_list(channel, pending)
+        if not line.strip():
+            break
+        spec = json.loads(line)
+        WALL = spec.get("wall")  # the parent has a CPU clock for this process: job limits are CPU time too
+        for name, text in spec.get("files", {}).items():  # this list's input files (plain names: the parent's)
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as file:
+                file.write(text)
+        for job in spec["jobs"]:
+            if job["kind"] == "ops":
+                outcome = ops_job(job, spec["timeout"], folder)
+            else:
+                outcome = script_job(job, spec["timeout"], spec["cap"], folder)
+            results.write(json.dumps({"job": number, **outcome}) + "\n")  # ASCII: a lone surrogate is safe
+            results.flush()
+            number += 1
+            if outcome["kind"] in ("timeout", "flood"):
+                os._exit(0)  # the rest would most likely hang or flood too: the parent reports them as not run
     os._exit(0)  # no waiting for the student's threads, no atexit handlers of theirs
 
 

@@ -1,10 +1,12 @@
 """The lab's steps as checks, built from the one table (kvlab/steps.py): rules, runs and artifact files.
 
 Used by `kvlab check` and the notebooks (public rules, stored digests, a plain subprocess) and by the
-instructor's grader (the same rules plus the hidden ones, the reference's answers, bubblewrap). Student
-code runs in three processes: kvsim.py's classes (steps 1 and 5), every run of scenario.py (steps 2, 3,
-4, 6, 7) and every run of summarize.py (step 8). A step whose code runs on an earlier failing step's
-code holds its hints back and names that step: one mistake, one hint.
+instructor's grader (the same rules plus the hidden ones, the reference's answers, bubblewrap). Each Run
+is what one process of student code runs: kvsim.py's classes (steps 1 and 5), every run of scenario.py
+(steps 2, 3, 4, 6, 7) and every run of summarize.py (step 8). `kvlab check` gives each Run a process;
+the grader sends the three, public rules first and hidden ones last, to one process in turn
+(kvlab.check.run.run_together). A step whose code runs on an earlier failing step's code holds its hints
+back and names that step: one mistake, one hint.
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,51 +54,104 @@ def redact(rows, chosen):
     return [row._replace(seen=None) if row.rule_id in hidden else row for row in rows]
 
 
-def class_reports(plan, numbers, cls_names=None):
-    """{step: Report} for class steps (1, 5, or "07") in one process of the student's kvsim.py (or policies.py)."""
+@dataclass
+class Run:
+    """One process's worth of a check: its jobs and input files, and how its outcomes become reports."""
+    jobs: list
+    files: dict
+    finish: Callable             # finish(outcomes) -> {step: Report}
+    hidden: list = None          # for each job: is it a hidden rule's? (None: none is)
+    part_files: dict = None      # {False: the public rules' input files, True: the hidden rules'}
+
+    def on(self, execute):
+        """{step: Report}: the jobs run by execute(jobs, files), then judged."""
+        return self.finish(execute(self.jobs, self.files))
+
+    def part(self, hidden):
+        """(jobs, files) of the hidden rules, or of the others: the grader runs the hidden ones last, so
+        that no code that runs on the public cases has seen them."""
+        flags = self.hidden or [False] * len(self.jobs)
+        jobs = [job for job, flag in zip(self.jobs, flags) if flag == hidden]
+        files = (self.part_files or {False: self.files}).get(hidden, {})
+        return jobs, (files if jobs else {})
+
+    def joined(self, public, hidden):
+        """The outcomes of every job, in order, from those of part(False) and of part(True)."""
+        parts = (iter(public), iter(hidden))
+        return [next(parts[flag]) for flag in (self.hidden or [False] * len(self.jobs))]
+
+
+def class_run(plan, numbers, cls_names=None):
+    """The Run of class steps (1, 5, or "07"): ops on objects of the student's kvsim.py (or policies.py)."""
     chosen = {number: list(specs(number, plan)) for number in numbers}
     rules = {number: [caches.BUILDERS[spec.id]((cls_names or caches.CLASS_OF)[number], rng) for spec, rng in specs_]
              for number, specs_ in chosen.items()}
     module = "policies" if numbers == ("07",) else "kvsim"
     jobs = [{"kind": "ops", "module": module, "ops": rule.ops} for number in numbers for rule in rules[number]]
-    outcomes = plan.execute(jobs, {})
-    reports, start = {}, 0
-    for number in numbers:
-        part = outcomes[start:start + len(rules[number])]
-        start += len(rules[number])
-        name = (cls_names or caches.CLASS_OF)[number]
-        failure = judging.job_failure(part[0], module, name) if part else None
-        if failure:
-            reports[number] = Report(title(number), [failure])
-            continue
-        rows = [judging.judge(rule, outcome, plan.oracle) for rule, outcome in zip(rules[number], part)]
-        reports[number] = Report(title(number), hold_back(redact(rows, chosen[number])))
-    return reports
+    hidden = [spec.hidden for number in numbers for spec, _ in chosen[number]]
+
+    def finish(outcomes):
+        reports, start = {}, 0
+        for number in numbers:
+            part = outcomes[start:start + len(rules[number])]
+            start += len(rules[number])
+            name = (cls_names or caches.CLASS_OF)[number]
+            failure = judging.job_failure(part[0], module, name) if part else None
+            if failure:
+                reports[number] = Report(title(number), [failure])
+                continue
+            rows = [judging.judge(rule, outcome, plan.oracle) for rule, outcome in zip(rules[number], part)]
+            reports[number] = Report(title(number), hold_back(redact(rows, chosen[number])))
+        return reports
+    return Run(jobs, {}, finish, hidden, {False: {}, True: {}})
+
+
+def class_reports(plan, numbers, cls_names=None):
+    """{step: Report} for class steps (1, 5, or "07") in one process of the student's kvsim.py (or policies.py)."""
+    return class_run(plan, numbers, cls_names).on(plan.execute)
+
+
+def probe_run(plan, numbers, build):
+    """The Run of script steps: all their jobs in one process."""
+    chosen = [(number, spec, build(spec.id, rng)) for number in numbers for spec, rng in specs(number, plan)]
+    jobs, files, hidden, part_files = [], {}, [], {False: {}, True: {}}
+    for _, spec, probe in chosen:
+        jobs += probe.jobs
+        files.update(probe.files)
+        hidden += [spec.hidden] * len(probe.jobs)
+        part_files[spec.hidden].update(probe.files)
+
+    def finish(outcomes):
+        rows, start = {number: [] for number in numbers}, 0
+        for number, spec, probe in chosen:
+            rows[number] += redact([judge_probe(probe, outcomes[start:start + len(probe.jobs)], plan.oracle)],
+                                   [(spec, None)])
+            start += len(probe.jobs)
+        return {number: Report(title(number), hold_back(rows[number])) for number in numbers}
+    return Run(jobs, files, finish, hidden, part_files)
 
 
 def probe_reports(plan, numbers, build):
     """{step: Report} for script steps, all their jobs in one process."""
-    chosen = [(number, spec, build(spec.id, rng)) for number in numbers for spec, rng in specs(number, plan)]
-    jobs, files = [], {}
-    for _, _, probe in chosen:
-        jobs += probe.jobs
-        files.update(probe.files)
-    outcomes = plan.execute(jobs, files)
-    rows, start = {number: [] for number in numbers}, 0
-    for number, spec, probe in chosen:
-        rows[number] += redact([judge_probe(probe, outcomes[start:start + len(probe.jobs)], plan.oracle)],
-                               [(spec, None)])
-        start += len(probe.jobs)
-    return {number: Report(title(number), hold_back(rows[number])) for number in numbers}
+    return probe_run(plan, numbers, build).on(plan.execute)
+
+
+def script_run(plan, numbers=lab_table.PROCESSES["scenario"]):
+    return probe_run(plan, numbers, scenarios.build)
 
 
 def script_reports(plan, numbers=lab_table.PROCESSES["scenario"]):
-    return probe_reports(plan, numbers, scenarios.build)
+    return script_run(plan, numbers).on(plan.execute)
+
+
+def summary_run(plan):
+    """The Run of step 8 (every run of summarize.py): its finish gives {8: Report}."""
+    names = summaries.Names()
+    return probe_run(plan, (8,), lambda rule_id, rng: summaries.build(rule_id, rng, plan.lab_lines or [], names))
 
 
 def summary_report(plan):
-    names = summaries.Names()
-    return probe_reports(plan, (8,), lambda rule_id, rng: summaries.build(rule_id, rng, plan.lab_lines or [], names))[8]
+    return summary_run(plan).on(plan.execute)[8]
 
 
 def artifact_rows(folder, oracle, lab_lines):
@@ -153,6 +208,11 @@ def check_steps(plan, artifacts=None, steps=lab_table.NUMBERS):
             if number in reports:
                 report = reports[number]
                 reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
+    return settled(reports)
+
+
+def settled(reports):
+    """The reports with hints held back where an earlier failing step is the cause, in the steps' order."""
     reports = hold_after_earlier(reports)
     return {number: reports[number] for number in lab_table.NUMBERS if number in reports}
 

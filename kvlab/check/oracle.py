@@ -35,17 +35,25 @@ class NoAnswer(LookupError):
         self.question = question
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode
+
+
 def canonical(value):
     """The JSON text two equal values share: sorted keys, and 3.0 written as 3 (bools stay bools)."""
-    def tidy(item):
-        if isinstance(item, float) and item.is_integer() and abs(item) < 2 ** 53:
-            return int(item)
-        if isinstance(item, list):
-            return [tidy(one) for one in item]
-        if isinstance(item, dict):
-            return {key: tidy(one) for key, one in item.items()}
-        return item
-    return json.dumps(tidy(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _ENCODE(_tidy(value))
+
+
+def _tidy(item):
+    if isinstance(item, float):
+        return int(item) if item.is_integer() and abs(item) < 2 ** 53 else item
+    if isinstance(item, list):
+        for one in item:  # (a loop: faster than any() on the lab's small lists)
+            if isinstance(one, (float, list, dict)):
+                return [_tidy(one) for one in item]
+        return item  # nothing in it to change: the list itself
+    if isinstance(item, dict):
+        return {key: _tidy(one) for key, one in item.items()}
+    return item
 
 
 def question_key(question, args):

@@ -100,13 +100,107 @@ def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, b
     `files` ({name: text}) are written into the copy too. Each job has `timeout` seconds; the process
     as a whole has that plus allowances (deadline()).
     """
-    check_jobs(jobs)
-    for name in files or {}:
+    return converse(folder, (jobs, {}), staged=files, copy=copy, timeout=timeout, cap=cap, backend=backend)[0]
+
+
+def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, wanted=None):
+    """The outcomes of each group of jobs, sent one group after another to one process; None for a group not run.
+
+    `groups` is [(jobs, input files)]: what run_jobs would run in a process each. One process starts once
+    where there would be several, and the code of a group never sees the jobs or files of a later one
+    (they are sent once every job before them is reported). wanted(index, outcomes_of), if given, is
+    asked before each group is sent: False skips it (None). outcomes_of(i) gives the outcomes of a group
+    already run, or None if its lines are broken. A group's outcomes are kept when they are what a
+    process of its own would have given: every job reported by the driver, or the driver stopped in it
+    by its own rule (a job's timeout or flood: its later jobs not run). When the process stopped otherwise
+    (the deadline, a kill, a protocol break, stderr over its cap), that group and the later ones get None:
+    the caller runs those alone (run_jobs) if it needs them. Each job keeps its own time limit; the
+    process's deadline is the sum of the groups' own. A group with no jobs gets [] and is never sent.
+    """
+    results, starts = [None] * len(groups), {}  # starts: {group sent: the number of its first job}
+    talk = []
+
+    def choose(after, outcomes_of):
+        """The next group to send after group `after`, or None."""
+        for index in range(after + 1, len(groups)):
+            if not groups[index][0]:
+                results[index] = []
+            elif wanted is None or wanted(index, outcomes_of):
+                return index
+        return None
+
+    def following(count, out):
+        split = bytes(out).split(b"\n", count)
+        told = {}
+
+        def outcomes_of(index):
+            if index not in told:
+                start, size = starts[index], len(groups[index][0])
+                lines = split[start:start + size]
+                parsed = [parse(line, number, talk[0].jobs) for number, line in enumerate(lines, start)]
+                told[index] = parsed if len(parsed) == size and None not in parsed else None
+            return told[index]
+        index = choose(max(starts), outcomes_of)
+        if index is None:
+            return None
+        starts[index] = count
+        return groups[index]
+
+    first = choose(-1, lambda index: None)
+    if first is None:
+        return results
+    starts[first] = 0
+    outcomes, reported, stopped_itself, _ = converse(folder, groups[first], timeout=timeout, cap=cap, backend=backend,
+                                                     following=following, started=talk.append)
+    for index, start in starts.items():
+        end = start + len(groups[index][0])
+        if end <= reported or (stopped_itself and start < reported):
+            results[index] = outcomes[start:end]
+    return results
+
+
+class Talk:
+    """What the parent says to the driver on its stdin: one line per list of jobs, the next only once every
+    job sent before it is reported (following(count, out) gives it: (jobs, files), or None to end), then
+    the end (stdin closed). Keeps the jobs sent, their result lines' bounds, and the process's deadline."""
+
+    def __init__(self, timeout, cap, wall, following=None):
+        self.timeout, self.cap, self.wall, self.following = timeout, cap, wall, following
+        self.jobs, self.lines, self.seconds = [], [], 0.0
+        self.pending, self.ending = bytearray(), False
+
+    def send(self, jobs, files):
+        check_jobs(jobs)
+        for name in files:
+            check_name(name)
+        spec = {"timeout": self.timeout, "cap": self.cap, "jobs": jobs, "files": dict(files)}
+        if self.wall is not None:  # each job's limit is CPU time too, wall time a backstop
+            spec["wall"] = self.wall
+        self.pending += json.dumps(spec).encode() + b"\n"
+        self.jobs = self.jobs + list(jobs)
+        self.lines += [line_limit(job, self.cap) for job in jobs]
+        self.seconds += deadline(jobs, self.timeout)
+
+    def reported(self, count, out):
+        """Every job sent is reported (the first `count` lines of `out`): send the next list, or end."""
+        more = self.following(count, out) if self.following else None
+        if more:
+            self.send(*more)
+        else:
+            self.ending = True
+
+
+def converse(folder, first, *, staged=None, copy=None, timeout=TIMEOUT, cap=CAP, backend=None, following=None,
+             started=None):
+    """One process of the driver on a scratch copy of `folder` (`copy` and `staged` as run_jobs' copy and
+    files): (outcomes of every job sent, how many the driver reported, whether it stopped by its own rule,
+    the jobs sent). It gets `first` ((jobs, input files)), then each list following() gives (see Talk).
+    started(talk), if given, is called with the Talk before the process starts."""
+    check_jobs(first[0])
+    for name in staged or {}:
         check_name(name)
-    spec = {"timeout": timeout, "cap": cap, "jobs": jobs}
     with ExitStack() as stack:
-        stdin = stack.enter_context(tempfile.TemporaryFile())
-        chosen = sources(Path(folder), copy, files or {})
+        chosen = sources(Path(folder), copy, staged or {})
         if hasattr(backend, "launch_files"):  # it copies the files itself: no scratch folder to write and remove
             starting = backend.launch_files(chosen)
         else:
@@ -114,16 +208,15 @@ def run_jobs(folder, jobs, *, files=None, copy=None, timeout=TIMEOUT, cap=CAP, b
             stage(chosen, Path(scratch))
             starting = (backend or Plain()).launch(scratch)
         with starting as launch:
-            if launch.clock is not None:  # each job's limit is CPU time too, wall time a backstop
-                spec["wall"] = timeout * WALL_FACTOR
-            stdin.write(json.dumps(spec).encode())
-            stdin.seek(0)  # a file, not a pipe: the spec can be large and nobody has to feed it
-            process = subprocess.Popen(**launch.popen, stdin=stdin, stdout=subprocess.PIPE,
+            talk = Talk(timeout, cap, timeout * WALL_FACTOR if launch.clock is not None else None, following)
+            talk.send(*first)
+            if started:
+                started(talk)
+            process = subprocess.Popen(**launch.popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
-            lines = [line_limit(job, cap) for job in jobs]
-            seen = watch(process, deadline(jobs, timeout), lines, max(cap, STDERR_CAP), clock=launch.clock)
+            seen = watch(process, talk, max(cap, STDERR_CAP), clock=launch.clock)
             stopped_by = launch.ended(process.returncode, seen.stderr)
-    return outcomes(jobs, seen, stopped_by)
+    return (*settle(talk.jobs, seen, stopped_by), talk.jobs)
 
 
 def deadline(jobs, timeout):
@@ -171,20 +264,46 @@ class Seen(NamedTuple):
     stopped: str            # "" or why we killed it: "timeout" or "flood"
 
 
-def watch(process, seconds, lines, stderr_limit, clock=None):
-    """Read the process's output until it ends, passes the deadline or a limit; then kill its group.
+def watch(process, talk, stderr_limit, clock=None):
+    """Talk to the process (a Talk) and read its output until it ends, passes the deadline or a limit; then
+    kill its group.
 
-    `lines` bounds each job's result line (in order; a line more is bounded by LINE_SLACK): a line that
-    grows past its bound stops the process as a "flood" as soon as it is read. With a `clock`,
-    `seconds` is CPU time, and wall time a backstop of WALL_FACTOR times that. When a deadline
-    passes, what the pipes already hold is read first: a run that finished is never a timeout.
+    talk.lines bounds each job's result line (in order; a line more is bounded by LINE_SLACK): a line that
+    grows past its bound stops the process as a "flood" as soon as it is read. talk.seconds is the
+    deadline: with a `clock`, CPU time, and wall time a backstop of WALL_FACTOR times that. When a
+    deadline passes, what the pipes already hold is read first: a run that finished is never a timeout.
+    Once every job sent is reported, talk.reported() gives the next list or ends the talk (stdin closed).
     """
     started = time.monotonic()
-    ends = started + seconds * (WALL_FACTOR if clock else 1)
     out, err, err_total, stopped, exited = bytearray(), bytearray(), 0, "", None
     scanned, count = 0, 0  # out[:scanned] is complete lines, `count` of them
+    stdin = process.stdin
+    os.set_blocking(stdin.fileno(), False)
 
-    def take(key, chunk):
+    def ends():
+        return started + talk.seconds * (WALL_FACTOR if clock else 1)
+
+    def feed(selector):
+        """Write what the talk has to say, as far as the pipe takes it; close stdin once it is all said."""
+        if stdin.closed:
+            return
+        try:
+            while talk.pending:
+                del talk.pending[:os.write(stdin.fileno(), talk.pending[:CHUNK])]
+        except BlockingIOError:
+            pass
+        except OSError:  # the driver is gone (or closed its stdin): nobody to talk to
+            talk.pending.clear()
+            talk.ending = True
+        registered = stdin in selector.get_map()
+        if talk.pending and not registered:
+            selector.register(stdin, selectors.EVENT_WRITE, "in")
+        elif not talk.pending and registered:
+            selector.unregister(stdin)
+        if not talk.pending and talk.ending:
+            stdin.close()
+
+    def take(key, chunk, selector):
         nonlocal err, err_total, scanned, count
         if key.data == "err":
             err_total += len(chunk)
@@ -192,6 +311,7 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
             return "flood" if err_total > stderr_limit else ""
         out.extend(chunk)
         while True:
+            lines = talk.lines
             if count > len(lines):
                 return "flood"  # a line more than the jobs: outcomes() calls it the protocol break it is
             limit = lines[count] if count < len(lines) else LINE_SLACK
@@ -199,19 +319,33 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
             if end < 0:
                 return "flood" if len(out) - scanned >= limit else ""
             scanned, count = end + 1, count + 1
+            if count == len(talk.jobs) and not talk.ending:
+                talk.reported(count, out)
+                feed(selector)
+
+    def ready(selector, key):
+        """Serve one ready pipe; the stop reason if a limit was passed."""
+        if key.data == "in":
+            feed(selector)
+            return ""
+        chunk = os.read(key.fd, CHUNK)
+        if not chunk:
+            selector.unregister(key.fileobj)
+            return ""
+        return take(key, chunk, selector)
 
     def drain(selector):
         """Read what the pipes hold now, without waiting; the stop reason if a limit was passed."""
+        talk.ending, talk.pending[:] = True, b""  # nothing more is said to a process that is stopped
+        feed(selector)
         while selector.get_map():
-            ready = selector.select(0)
-            if not ready:
+            found = selector.select(0)
+            if not found:
                 return ""
-            for key, _ in ready:
-                chunk = os.read(key.fd, CHUNK)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                elif take(key, chunk):
-                    return "flood"
+            for key, _ in found:
+                stop = ready(selector, key)
+                if stop:
+                    return stop
         return ""
 
     looked = [started - POLL]  # when the CPU clock was last read
@@ -220,38 +354,40 @@ def watch(process, seconds, lines, stderr_limit, clock=None):
         """Has the deadline passed? The CPU clock's if there is one (read at most every POLL seconds, however
         often the process writes), else the wall clock's."""
         now = time.monotonic()
-        if now >= ends:
+        if now >= ends():
             return True
         if clock is None or now - looked[0] < POLL:
             return False
         looked[0] = now
         used = clock()
-        return used is not None and used >= seconds
+        return used is not None and used >= talk.seconds
 
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ, "out")
         selector.register(process.stderr, selectors.EVENT_READ, "err")
-        while selector.get_map() and not stopped:
-            if late():
-                stopped = drain(selector)  # what is already there counts, whoever was slow
-                if not stopped and selector.get_map() and process.poll() is None:
-                    stopped = "timeout"
-                break
-            now = time.monotonic()
-            if exited is not None and now > exited + EXIT_GRACE:
-                break  # a child of the driver still holds the pipes: it is killed below
-            wait = min(ends - now, EXIT_GRACE, looked[0] + POLL - now if clock else EXIT_GRACE)
-            for key, _ in selector.select(max(wait, 0)):
-                chunk = os.read(key.fd, CHUNK)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                else:
-                    stopped = stopped or take(key, chunk)
-            if exited is None and process.poll() is not None:
-                exited = time.monotonic()
-    kill(process)
-    process.stdout.close()
-    process.stderr.close()
+        try:
+            feed(selector)
+            while selector.get_map() and not stopped:
+                if late():
+                    stopped = drain(selector)  # what is already there counts, whoever was slow
+                    if not stopped and selector.get_map() and process.poll() is None:
+                        stopped = "timeout"
+                    break
+                now = time.monotonic()
+                if exited is not None and now > exited + EXIT_GRACE:
+                    break  # a child of the driver still holds the pipes: it is killed below
+                wait = min(ends() - now, EXIT_GRACE, looked[0] + POLL - now if clock else EXIT_GRACE)
+                for key, _ in selector.select(max(wait, 0)):
+                    stopped = stopped or ready(selector, key)
+                if exited is None and process.poll() is not None:
+                    exited = time.monotonic()
+        finally:
+            kill(process)
+            for pipe in (stdin, process.stdout, process.stderr):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
     tail = err.decode("utf-8", "replace")[-driver.STDERR_TAIL:]
     return Seen(bytes(out[:scanned]) if stopped == "flood" else bytes(out), tail, process.returncode, stopped)
 
@@ -267,6 +403,11 @@ def kill(process):
 
 def outcomes(jobs, seen, stopped_by):
     """One outcome per job: the driver's results, then what became of the process, then not-run."""
+    return settle(jobs, seen, stopped_by)[0]
+
+
+def settle(jobs, seen, stopped_by):
+    """(outcomes(), how many of them the driver reported, whether it stopped itself by its rule)."""
     lines = seen.stdout.split(b"\n")
     results, bad = [], False
     for line in lines[:-1]:
@@ -277,7 +418,8 @@ def outcomes(jobs, seen, stopped_by):
         results.append(result)
     if bad and len(results) == len(jobs):
         results.pop()
-    stopped_itself = results and results[-1]["kind"] in ("timeout", "flood") and not bad  # the driver's rule
+    stopped_itself = bool(results) and results[-1]["kind"] in ("timeout", "flood") and not bad  # the driver's rule
+    reported = len(results)
     if len(results) < len(jobs) and not stopped_itself:
         job = jobs[len(results)]
         if bad:
@@ -288,7 +430,7 @@ def outcomes(jobs, seen, stopped_by):
             results.append(failed(job, "killed", seen, **stopped_by))
         else:  # it exited without reporting every job (os._exit in the student's code?): its exit code
             results.append(failed(job, "protocol", seen, code=seen.returncode))
-    return results + [failed(job, "not-run") for job in jobs[len(results):]]
+    return results + [failed(job, "not-run") for job in jobs[len(results):]], reported, stopped_itself
 
 
 def parse(line, number, jobs):

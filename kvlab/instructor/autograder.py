@@ -47,7 +47,7 @@ MANIFEST = "bundle.json"
 SOURCE = "/autograder/source"
 RESULTS = "/autograder/results/results.json"
 SUBMISSION = "/autograder/submission"
-NOBODY_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+NOBODY_ENV = {"PATH": "/usr/bin:/bin", "LC_CTYPE": "C.UTF-8", "HOME": "/tmp"}  # as the sandbox's (ENVIRONMENT)
 INSTRUCTOR_FLAGS = ("identical-to-reference", "identical-hand-ins")  # for the instructor's eyes, never a student's
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)                           # one date for every entry: the same bundle twice
 

@@ -33,7 +33,7 @@ from typing import NamedTuple
 from .. import paths, summarize
 from .. import steps as lab_table
 from ..check import labsteps, summaries
-from ..check.run import run_jobs
+from ..check.run import failed as run_failed, run_jobs, run_together
 from ..check.labsteps import TITLES
 from ..check.probes import file_row
 from ..check.report import Report, Row, Wrong, hold_back
@@ -50,11 +50,14 @@ CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's 
 PROGRESS_FROM = 5         # show a progress line on a terminal from this many folders on
 INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
 PROCESSES = tuple(lab_table.PROCESSES.values())  # steps run in one process: kvsim.py's classes, scenario.py, summarize.py
-MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once: each of their processes has a sandbox slot
+MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once (each runs one sandboxed process at a time)
 STEP_SCRIPT = {number: step.file[:-3] for number, step in lab_table.STEPS.items()}
 VOLATILE = {"timeout", "killed", "protocol", "not-run"}  # what a busy or broken machine can cause: never cached
 PARSE_LIMIT = 200_000     # bytes of a .py file the grader parses (to fingerprint or follow imports); larger: bytes
 _AST = threading.Lock()   # ast work is serialised: CPython 3.11's parser is not safe in threads (SystemError)
+PREPARED = 8              # sets of Runs kept by a batch (one per measured file seen: the lab's, and students' own)
+ENDS_PROCESS = {"timeout", "flood", "killed", "protocol"}  # raw outcome kinds after which a process runs nothing
+HIDDEN = {spec.id for step in lab_table.STEPS.values() for spec in step.rules if spec.hidden}  # the hidden rules
 MEASURED_RULE = Msg("rule.artifact", file="measured.json")
 TTFT_RULE = Msg("rule.ttft-unchanged")
 
@@ -278,6 +281,19 @@ class Measurement(NamedTuple):
     lines: list
     records: list
     real: bool
+
+
+def _stopped_at(outcomes, places):
+    """Where in its Run (`places`: each outcome's place there) the job that ended the process is (infinity:
+    none did): a timeout, a flood, a kill or a protocol break, or the job before one not run. The jobs
+    after it in the Run would not have run in a process of its own."""
+    for number, outcome in enumerate(outcomes):
+        kind = outcome.get("kind")
+        if kind in ENDS_PROCESS:
+            return places[number]
+        if kind == "not-run" and number:
+            return places[number - 1]
+    return float("inf")
 
 
 def lab_measurement(course=None):
@@ -519,6 +535,7 @@ class Batch:
         self.oracle = Recording(Reference())
         self.source = source_digest(options.isolation, self.lab.path) if cache else ""
         self.stop = threading.Event()
+        self.prepared, self.lock = {}, threading.Lock()  # runs(): {measured lines: the Runs}
         self.backend = None  # without isolation: run_jobs' backend (None: a plain child; the autograder's own)
 
     def grade(self, folder):
@@ -563,15 +580,11 @@ class Batch:
         own, misconception, problem = own_measurement(copy, refused)
         isolation = self.options.isolation
         kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
-        with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all three
+        with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all runs
             backend = sandbox.Bubblewrap(budget=budget) if isolation else self.backend  # each takes a free slot
             plan = labsteps.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle,
                                  seed=self.options.seed, lab_lines=(own or self.lab).lines)
-            with ThreadPoolExecutor(2) as processes:  # independent: a loop in one does not wait
-                summarized = processes.submit(labsteps.check_steps, plan, steps=lab_table.PROCESSES["summarize"])
-                reports = labsteps.check_steps(plan, steps=lab_table.PROCESSES["kvsim"])
-                replaced = self.scenario_steps(copy, backend, kinds, plan, reports)
-                reports.update(summarized.result())
+            reports, replaced = self.run_steps(copy, backend, kinds, plan)
         reports = {number: reports[number] for number in TITLES}  # the code; the files come next
         extra = labsteps.artifact_rows(copy, self.oracle, plan.lab_lines)
         for name, number in ARTIFACT_STEP.items():
@@ -599,18 +612,35 @@ class Batch:
         return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
                      fingerprint=fingerprint(texts), volatile=bool(kinds & VOLATILE))
 
-    def scenario_steps(self, copy, backend, kinds, plan, reports):
+    def runs(self, plan):
+        """A hand-in's three Runs in the order they share a process: summarize.py, kvsim.py's classes, then
+        scenario.py (which may turn out not to be wanted). The same for every hand-in of the batch with the
+        same measured file, so built once for each (their judges keep no state)."""
+        key = tuple(plan.lab_lines or ())
+        with self.lock:
+            runs = self.prepared.get(key)
+            if runs is None:
+                if len(self.prepared) >= PREPARED:
+                    self.prepared.clear()
+                runs = self.prepared[key] = {
+                    "summarize": labsteps.summary_run(plan),
+                    "kvsim": labsteps.class_run(plan, lab_table.PROCESSES["kvsim"]),
+                    "scenario": labsteps.script_run(plan, lab_table.PROCESSES["scenario"])}
+        return runs
+
+    def scenario_steps(self, copy, backend, kinds, plan, reports, own):
         """Add the scenario steps to `reports` (which has the kvsim steps); the steps replaced: (1, 5) or ().
 
-        Fair scoring: when the student's kvsim.py fails (step 1 or 5), scenario.py is graded on the
-        reference kvsim.py instead, so that one kvsim.py bug costs only steps 1 and 5 (and no run of
-        scenario.py on the failing kvsim.py is made, whose verdicts would be thrown away). The reference
-        is then beside the student's code, which could read and print it: nothing of that run but each
-        rule's verdict and hint reaches the report (no value, no text it printed)."""
+        own() gives the scenario steps' reports on the student's own kvsim.py. Fair scoring: when the
+        student's kvsim.py fails (step 1 or 5), scenario.py is graded on the reference kvsim.py instead,
+        so that one kvsim.py bug costs only steps 1 and 5 (what scenario.py did on the failing kvsim.py
+        in the shared process is thrown away unjudged). The reference is then beside the student's code,
+        which could read and print it: nothing of that run but each rule's verdict and hint reaches the
+        report (no value, no text it printed)."""
         kvsim_steps = lab_table.PROCESSES["kvsim"]
         scenario_steps = lab_table.PROCESSES["scenario"]
-        if all(reports[number].passed for number in kvsim_steps) or not (Path(copy) / "scenario.py").is_file():
-            reports.update(labsteps.check_steps(plan, steps=scenario_steps))
+        if self.on_own_kvsim(copy, reports):
+            reports.update(own())
             return ()
         with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-") as scratch:
             other = Path(scratch)
@@ -627,21 +657,108 @@ class Batch:
             reports[number] = Report(fresh[number].title, rows, note)
         return kvsim_steps
 
-    def executor(self, copy, backend, kinds):
-        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped.
+    def run_steps(self, copy, backend, kinds, plan):
+        """({step: Report} of the student's code, the steps replaced by the reference's: scenario_steps()).
 
-        A run that says a file is missing when the grader put it there forged that line: a protocol error.
-        """
+        One process of the student's code runs what three would: the public rules of summarize.py,
+        kvsim.py's classes and scenario.py, then their hidden rules (run_together: the code of one part
+        never sees the jobs or files of a later one, so no public run can see, and print into a report, a
+        hidden case). summarize.py comes first: a kvsim.py that forges the rest of the results cannot
+        reach it. scenario.py's parts are sent only while kvsim.py passes (else they are graded on the
+        reference's kvsim.py). A part the process did not give as a process of its own would (it stopped
+        before, or broke its protocol) runs alone, as do the later ones that are wanted."""
+        runs = self.runs(plan)
+        keys = [(name, hidden) for hidden in (False, True) for name in runs]
+        judged = {}  # {name: (outcomes, reports)}: each Run is judged once for the same outcomes
+
+        def reports_of(name, public, hidden, noted=kinds):
+            outcomes = runs[name].joined(public, hidden)
+            if name in judged and judged[name][0] == outcomes:
+                return judged[name][1]
+            reports = labsteps.settled(runs[name].on(self.taken(copy, noted, outcomes)))
+            if noted is kinds:
+                judged[name] = (outcomes, reports)
+            return reports
+
+        def wanted(index, outcomes_of):  # scenario.py's parts, only while kvsim.py is graded as the student's own
+            name, hidden = keys[index]
+            if name != "scenario":
+                return True
+            public = outcomes_of(keys.index(("kvsim", False)))
+            if public is None:
+                return False
+            if not hidden:  # its hidden rules not run yet: do its public rules pass?
+                missing = [run_failed(job, "not-run") for job in runs["kvsim"].part(True)[0]]
+                found = reports_of("kvsim", public, missing, noted=set())
+                return all(row.ok for report in found.values() for row in report.rows if row.rule_id not in HIDDEN)
+            secret = outcomes_of(keys.index(("kvsim", True)))
+            return secret is not None and self.on_own_kvsim(copy, reports_of("kvsim", public, secret))
+
+        ahead = dict(zip(keys, self.together(copy, backend, [runs[name].part(hidden) for name, hidden in keys],
+                                             wanted)))
+        execute = self.executor(copy, backend, kinds, raw=True)
+
+        def own(name):
+            """The Run's reports, its outcomes as one process of its own would give them: after the first
+            job that stopped the process (in the Run's order), every job is not run."""
+            run, flags = runs[name], runs[name].hidden or [False] * len(runs[name].jobs)
+            places = {hidden: [place for place, flag in enumerate(flags) if flag == hidden] for hidden in (False, True)}
+            public = ahead[name, False]
+            if public is None:
+                public = execute(*run.part(False)) if places[False] else []
+            stop = _stopped_at(public, places[False])
+            hidden = ahead[name, True]
+            if hidden is None:  # only those before the stop: the others would not have run
+                jobs, files = run.part(True)
+                before = [job for job, place in zip(jobs, places[True]) if place < stop]
+                hidden = execute(before, files) if before else []
+            stop = min(stop, _stopped_at(hidden, places[True]))
+            hidden = hidden + [run_failed(job, "not-run") for job in run.part(True)[0][len(hidden):]]
+            public, hidden = ([outcome if place <= stop else run_failed(job, "not-run")
+                               for outcome, place, job in zip(found, places[flag], run.part(flag)[0])]
+                              for flag, found in ((False, public), (True, hidden)))
+            return reports_of(name, public, hidden)
+        reports = {**own("summarize"), **own("kvsim")}
+        return reports, self.scenario_steps(copy, backend, kinds, plan, reports, lambda: own("scenario"))
+
+    @staticmethod
+    def on_own_kvsim(copy, reports):
+        """Is scenario.py graded on the student's own kvsim.py? Yes when it passes steps 1 and 5 (or
+        there is no scenario.py to grade)."""
+        return (all(reports[number].passed for number in lab_table.PROCESSES["kvsim"])
+                or not (Path(copy) / "scenario.py").is_file())
+
+    def executor(self, copy, backend, kinds, raw=False):
+        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped.
+        `raw`: its outcomes as they came (to be read through taken() later)."""
         def execute(jobs, files):
             if self.stop.is_set():
                 raise Interrupted()
             outcomes = run_jobs(copy, jobs, files=files, timeout=self.options.timeout, backend=backend)
-            for number, (job, outcome) in enumerate(zip(jobs, outcomes)):
+            return outcomes if raw else self.taken(copy, kinds, outcomes)(jobs, files)
+        return execute
+
+    def together(self, copy, backend, groups, wanted):
+        """The raw outcomes of each (jobs, files) group from one shared process of the student's code
+        (run_together, which asks wanted()), or None: not run there as a process of its own would run it."""
+        if self.stop.is_set():
+            raise Interrupted()
+        return run_together(copy, groups, timeout=self.options.timeout, backend=backend, wanted=wanted)
+
+    @staticmethod
+    def taken(copy, kinds, outcomes):
+        """An execute(jobs, files) that gives `outcomes` as the grader reads them, and notes their kinds.
+
+        A run that says a file is missing when the grader put it there forged that line: a protocol error.
+        """
+        def execute(jobs, files):
+            taken = list(outcomes)
+            for number, (job, outcome) in enumerate(zip(jobs, taken)):
                 staged = job.get("script") or f"{job.get('module')}.py"
                 if outcome.get("kind") == "missing" and (Path(copy) / staged).is_file():
-                    outcomes[number] = {**outcome, "kind": "protocol"}
-                kinds.add(outcomes[number].get("kind"))
-            return outcomes
+                    taken[number] = {**outcome, "kind": "protocol"}
+                kinds.add(taken[number].get("kind"))
+            return taken
         return execute
 
     def failed(self, folder, why):

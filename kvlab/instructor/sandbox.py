@@ -15,7 +15,9 @@ be made (not root, no writable hierarchy) nothing pretends: limits() says what i
 import ctypes
 import errno
 import functools
+import importlib.util
 import json
+import marshal
 import os
 import resource
 import select
@@ -55,8 +57,10 @@ PR_SET_CHILD_SUBREAPER = 36      # prctl(2)
 PROBE_TIMEOUT = 30               # seconds for an interpreter or bwrap to answer a trial run
 MIN_PYTHON = (3, 10)
 WORK = "/work"                   # the student's folder, inside
-DRIVER_INSIDE = "/kvlab/driver.py"
-ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+DRIVER_INSIDE = "/kvlab/driver.py"   # the driver's source, inside (or, compiled, DRIVER_COMPILED: driver_file())
+DRIVER_COMPILED = "/kvlab/driver.pyc"
+ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LC_CTYPE": "C.UTF-8", "HOME": "/tmp"}  # UTF-8 text, else the C locale:
+# not LANG, which gettext (argparse's every message) would look up on disk, a file per call, for nothing
 NOT_INSTALLED = "bwrap is not installed: apt-get install bubblewrap, or set KVLAB_NO_ISOLATION=1 for trusted code"
 
 # snapshot(): what a hand-in folder may hold.
@@ -109,7 +113,8 @@ class Bubblewrap:
                 raise SandboxUnavailable(f"cannot make the sandbox's cgroup ({error})") from None
             files = {name: stack.enter_context(_readable(source)) for name, source in sorted(sources.items())}
             driver = stack.enter_context(tempfile.TemporaryFile())
-            driver.write(DRIVER.read_bytes())
+            data, inside = driver_file(self.python.magic)
+            driver.write(data)
             driver.seek(0)
             status, status_end = os.pipe()  # bwrap's reports: the driver's pid, once it started it
             os.set_blocking(status, False)
@@ -119,14 +124,28 @@ class Bubblewrap:
             args = [shutil.which("bwrap"), *_mounts(self.python), "--size", str(space), "--tmpfs", WORK]
             for name, handle in files.items():
                 args += ["--file", str(handle.fileno()), f"{WORK}/{name}"]  # copies: the student's to change
-            args += ["--ro-bind-data", str(driver.fileno()), DRIVER_INSIDE, "--json-status-fd", str(status_end),
-                     "--remount-ro", "/", "--chdir", WORK, self.python.path, "-I", "-S", DRIVER_INSIDE]
+            args += ["--ro-bind-data", str(driver.fileno()), inside, "--json-status-fd", str(status_end),
+                     "--remount-ro", "/", "--chdir", WORK, self.python.path, "-I", "-S", inside]
             fds = (*[handle.fileno() for handle in files.values()], driver.fileno(), status_end)
             report = {}
             yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot, group)},
                          functools.partial(_ended, status, report, group),
                          group.cpu_seconds if group.has_clock else None)
             _wait_gone(report.get("child-pid"))
+
+
+@functools.cache
+def driver_file(magic):
+    """(the bytes, the path inside) of the driver for the sandbox's interpreter, whose bytecode has `magic`.
+
+    When this process's Python makes the same bytecode (same magic number: the same minor version),
+    the driver goes in compiled, as a .pyc, which Python runs as its script without compiling the 540
+    lines of source again in every run; else as source."""
+    source = DRIVER.read_bytes()
+    if magic != importlib.util.MAGIC_NUMBER.hex():
+        return source, DRIVER_INSIDE
+    code = compile(source, DRIVER_COMPILED, "exec", dont_inherit=True, optimize=0)
+    return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code), DRIVER_COMPILED  # a .pyc's 16-byte header
 
 
 def _readable(source):
@@ -381,11 +400,13 @@ class Python:
     path: str
     binds: tuple    # paths to bind read-only besides /usr
     hidden: tuple   # its site-packages folders, covered by an empty read-only tmpfs
+    magic: str = "" # its bytecode's magic number (hex): the driver goes in compiled when it is this process's
 
 
-PROBE = ("import json, site, sys, sysconfig; paths = sysconfig.get_paths(); print(json.dumps("
+PROBE = ("import importlib.util, json, site, sys, sysconfig; paths = sysconfig.get_paths(); print(json.dumps("
          "{'version': sys.version_info[:2], 'prefix': sys.base_prefix, 'stdlib': paths['stdlib'],"
-         " 'sites': site.getsitepackages() + [paths['purelib'], paths['platlib']]}))")
+         " 'sites': site.getsitepackages() + [paths['purelib'], paths['platlib']],"
+         " 'magic': importlib.util.MAGIC_NUMBER.hex()}))")
 
 
 @functools.cache
@@ -413,7 +434,7 @@ def _usable(path):
                   and (place == prefix or not _under(place, prefix)))
     hidden = tuple(sorted({os.path.realpath(place) for place in found["sites"] if os.path.isdir(place)
                            and any(_under(os.path.realpath(place), root) for root in ("/usr", *binds))}))
-    return Python(path, binds, hidden)
+    return Python(path, binds, hidden, found["magic"])
 
 
 def _reachable(path):

@@ -38,8 +38,14 @@ class NoAnswer(LookupError):
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode
 
 
+FLOAT_MARKS = (".", "e+", "e-", "Infinity", "NaN")  # one of them is in the JSON of every float
+
+
 def canonical(value):
     """The JSON text two equal values share: sorted keys, and 3.0 written as 3 (bools stay bools)."""
+    text = _ENCODE(value)
+    if not any(mark in text for mark in FLOAT_MARKS):
+        return text  # no float in it (a string may have a mark too: then the long way)
     return _ENCODE(_tidy(value))
 
 

@@ -118,7 +118,7 @@ def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, want
     process's deadline is the sum of the groups' own. A group with no jobs gets [] and is never sent.
     """
     results, starts = [None] * len(groups), {}  # starts: {group sent: the number of its first job}
-    talk = []
+    talk, told = [], {}  # told: {group: its outcomes as parsed for wanted(), or None if broken}
 
     def choose(after, outcomes_of):
         """The next group to send after group `after`, or None."""
@@ -130,11 +130,11 @@ def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, want
         return None
 
     def following(count, out):
-        split = bytes(out).split(b"\n", count)
-        told = {}
+        split = []
 
         def outcomes_of(index):
             if index not in told:
+                split[:] = split or bytes(out).split(b"\n", count)
                 start, size = starts[index], len(groups[index][0])
                 lines = split[start:start + size]
                 parsed = [parse(line, number, talk[0].jobs) for number, line in enumerate(lines, start)]

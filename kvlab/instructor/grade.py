@@ -547,7 +547,7 @@ class Batch:
             refused.flags["folder-is-link"] = shown(os.readlink(folder))
             return refused
         try:
-            with tempfile.TemporaryDirectory(prefix="kvlab-grade-") as scratch:
+            with tempfile.TemporaryDirectory(prefix="kvlab-grade-", dir=sandbox.scratch_dir()) as scratch:
                 copy = Path(scratch) / "handin"
                 try:
                     found, layout = take(folder, copy, Path(scratch) / "unzipped")
@@ -642,7 +642,7 @@ class Batch:
         if self.on_own_kvsim(copy, reports):
             reports.update(own())
             return ()
-        with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-", dir=sandbox.scratch_dir()) as scratch:
             other = Path(scratch)
             for path in Path(copy).iterdir():
                 if path.is_file():

@@ -464,11 +464,21 @@ def read_back(names, cap):
 
 
 def forget_students_modules(folder):
-    """Drop the modules imported from the student's folder, so that each job imports their files afresh."""
+    """Drop the modules imported from the student's folder, so that each job imports their files afresh.
+
+    A module that was there after the last time, the same object under the same name, was judged then
+    not to be the student's: only the others are looked at (a hundred modules, before every job)."""
+    global _kept
     for name, module in list(sys.modules.items()):
+        if _kept.get(name) is module:
+            continue
         path = getattr(module, "__file__", None)
         if isinstance(path, str) and is_students(path, folder):  # a module may set __file__ to anything
             del sys.modules[name]
+    _kept = dict(sys.modules)
+
+
+_kept = {}  # sys.modules as forget_students_modules() left it
 
 
 def memoised_imports(folder):

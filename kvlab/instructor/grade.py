@@ -4,8 +4,9 @@ A folder is laid out like the lab's: kvsim.py, scenario.py, summarize.py, the si
 ttft.jsonl. Each folder is first copied into a private snapshot (its top-level regular files only:
 no symbolic links, no compiled modules, no folders), so that files appearing or vanishing later
 change nothing; a grade is cached under the snapshot's content. The student's code then runs under
-bubblewrap (kvlab.instructor.sandbox), in three processes per folder that run at once (kvsim.py's
-classes, scenario.py, summarize.py: an endless loop in one does not delay the others), and only
+bubblewrap (kvlab.instructor.sandbox), in one process per folder that is sent its jobs a list at a
+time (Batch.run_steps: the public rules of summarize.py, kvsim.py's classes and scenario.py, then their
+hidden rules; a list that ended the process unlike a process of its own would, runs again alone), and only
 reports raw outcomes; the rules, the hidden random cases (from --course's secret, else --seed) and every verdict stay
 in this process, with the reference's answers (kvlab.instructor.oracle). A folder's own problem is a
 row in its report, never the end of the batch.

@@ -281,20 +281,31 @@ class TestRunsMatchedWhole:
             self.asked.append(path)
             return value == (self.steps if path == () else self.steps[path[0]])
 
+    STATES, ACCESSES = [[0], [1], [2]], [["a", 1], ["b", 2], ["c", 3]]
+
+    class Results:  # a trace: what each op gave, or what it raised
+        def __init__(self, *values):
+            self.values = values
+
+        def __getitem__(self, index):
+            if isinstance(self.values[index], Exception):
+                raise self.values[index]
+            return self.values[index]
+
     def test_a_run_that_matches_is_one_match(self):
         answer = self.Answer([[1], [2], [3]])
-        assert caches._first_unmatched(answer, [0, 1, 2], lambda step: [step + 1]) is None
+        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 2, 3), self.ACCESSES) is None
         assert answer.asked == [()]
 
     def test_the_first_step_that_differs_is_named(self):
         answer = self.Answer([[1], [2], [3]])
-        assert caches._first_unmatched(answer, [0, 1, 2], lambda step: [1] if step == 0 else [9]) == (1, [9])
+        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 9, 9), self.ACCESSES) == \
+            (1, [9], "a:1 b:2")
 
     def test_a_step_that_raises_after_a_wrong_one_is_not_reached(self):
-        def read(step):
-            if step == 2:
-                raise judging.Raised({"type": "KeyError", "message": "'k'"}, ["access", "", "k", 1])
-            return [step + 1] if step == 0 else [9]
-        assert caches._first_unmatched(self.Answer([[1], [2], [3]]), [0, 1, 2], read) == (1, [9])
+        raised = judging.Raised({"type": "KeyError", "message": "'k'"}, ["access", "", "k", 1])
+        answer = self.Answer([[1], [2], [3]])
+        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 9, raised), self.ACCESSES) == \
+            (1, [9], "a:1 b:2")
         with pytest.raises(judging.Raised):  # ... and one before any wrong step raises, as step by step
-            caches._first_unmatched(self.Answer([[1], [2], [3]]), [0, 1, 2], lambda step: read(2))
+            caches._first_unmatched(answer, self.STATES, self.Results(raised, 9, 9), self.ACCESSES)

@@ -282,23 +282,23 @@ def lru_capacity_zero(cls, rng):
     return rule("lru.capacity-zero", s, judge, "capacity-zero")
 
 
-def _first_unmatched(answer, states, read):
-    """(step, what it gave) of the first state of a run the answer does not match there; None if all do.
+def _first_unmatched(answer, states, t, accesses):
+    """(step, what it gave there, the accesses up to it) of the first step of a long random run that the
+    answer does not match there; None if all do. A state holds the indexes of a step's results in `t`.
 
-    read(state) gives a step's values (or raises, as a judge reading it would). The whole run is
-    matched first, as one value: when it matches, every step does (a list's canonical text is its
-    items'), and one match costs much less than hundreds. Otherwise the steps are read and matched in
-    order, so a run that raises at a step fails there, as it did step by step."""
+    The whole run is matched first, as one value: when it matches, every step does (a list's canonical
+    text is its items'), and one match costs much less than hundreds. Otherwise the steps are read and
+    matched in order, so a run that raises at a step fails there, as it did step by step."""
     try:
-        whole = [read(state) for state in states]
+        whole = [[t[index] for index in state] for state in states]
     except (Raised, Stopped):
         whole = None
     if whole is not None and answer.matches(whole):
         return None
     for step, state in enumerate(states):
-        got = read(state)
+        got = [t[index] for index in state]
         if not answer.matches(got, (step,)):
-            return step, got
+            return step, got, " ".join(f"{key}:{size}" for key, size in accesses[max(0, step - 7):step + 1])
     return None
 
 
@@ -312,10 +312,9 @@ def random_run(rule_id, rng, cls, question, misconception, capacity=12):
 
     def judge(t, oracle):
         answer = oracle.ask(question, capacity, accesses)
-        wrong = _first_unmatched(answer, states, lambda state: [t[index] for index in state])
+        wrong = _first_unmatched(answer, states, t, accesses)
         if wrong is not None:
-            step, got = wrong
-            history = " ".join(f"{key}:{size}" for key, size in accesses[max(0, step - 7):step + 1])
+            step, got, history = wrong
             raise Wrong(misconception, Msg("seen.random-run", capacity=capacity, history=history, step=step + 1,
                                            got=shown(tuple(got), 200)))
     return rule(rule_id, s, judge, _evicting, accesses=len(accesses))
@@ -470,10 +469,9 @@ def random_tiers(rule_id, rng, cls=TIERS):
 
     def judge(t, oracle):
         answer = oracle.ask("tiers", 10, 20, accesses)
-        wrong = _first_unmatched(answer, states, lambda state: [t[index] for index in state])
+        wrong = _first_unmatched(answer, states, t, accesses)
         if wrong is not None:
-            step, got = wrong
-            history = " ".join(f"{key}:{size}" for key, size in accesses[max(0, step - 7):step + 1])
+            step, got, history = wrong
             raise Wrong("tier-reference", Msg("seen.random-tiers", history=history, step=step + 1,
                                               got=shown(tuple(got), 200)))
     return rule(rule_id, s, judge, "crash", accesses=len(accesses))

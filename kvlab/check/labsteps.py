@@ -60,25 +60,26 @@ class Run:
     jobs: list
     files: dict
     finish: Callable             # finish(outcomes) -> {step: Report}
-    hidden: list = None          # for each job: is it a hidden rule's? (None: none is)
-    part_files: dict = None      # {False: the public rules' input files, True: the hidden rules'}
+    hidden: list                 # for each job: is it a hidden rule's?
+    part_files: dict             # {False: the public rules' input files, True: the hidden rules'}
 
     def on(self, execute):
         """{step: Report}: the jobs run by execute(jobs, files), then judged."""
         return self.finish(execute(self.jobs, self.files))
 
+    def places(self, hidden):
+        """Where the hidden rules' jobs (or the others') are among the Run's jobs."""
+        return [place for place, flag in enumerate(self.hidden) if flag == hidden]
+
     def part(self, hidden):
         """(jobs, files) of the hidden rules, or of the others: the grader runs the hidden ones last, so
         that no code that runs on the public cases has seen them."""
-        flags = self.hidden or [False] * len(self.jobs)
-        jobs = [job for job, flag in zip(self.jobs, flags) if flag == hidden]
-        files = (self.part_files or {False: self.files}).get(hidden, {})
-        return jobs, (files if jobs else {})
+        return [self.jobs[place] for place in self.places(hidden)], self.part_files[hidden]
 
     def joined(self, public, hidden):
         """The outcomes of every job, in order, from those of part(False) and of part(True)."""
         parts = (iter(public), iter(hidden))
-        return [next(parts[flag]) for flag in (self.hidden or [False] * len(self.jobs))]
+        return [next(parts[flag]) for flag in self.hidden]
 
 
 def class_run(plan, numbers, cls_names=None):

@@ -118,7 +118,7 @@ def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, want
     process's deadline is the sum of the groups' own. A group with no jobs gets [] and is never sent.
     """
     results, starts = [None] * len(groups), {}  # starts: {group sent: the number of its first job}
-    talk, told = [], {}  # told: {group: its outcomes as parsed for wanted(), or None if broken}
+    told = {}  # {group: its outcomes as parsed for wanted(), or None if broken}
 
     def choose(after, outcomes_of):
         """The next group to send after group `after`, or None."""
@@ -129,29 +129,29 @@ def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, want
                 return index
         return None
 
-    def following(count, out):
+    def following(sent, out):
         split = []
 
         def outcomes_of(index):
             if index not in told:
-                split[:] = split or bytes(out).split(b"\n", count)
+                split[:] = split or bytes(out).split(b"\n", len(sent))
                 start, size = starts[index], len(groups[index][0])
                 lines = split[start:start + size]
-                parsed = [parse(line, number, talk[0].jobs) for number, line in enumerate(lines, start)]
+                parsed = [parse(line, number, sent) for number, line in enumerate(lines, start)]
                 told[index] = parsed if len(parsed) == size and None not in parsed else None
             return told[index]
         index = choose(max(starts), outcomes_of)
         if index is None:
             return None
-        starts[index] = count
+        starts[index] = len(sent)
         return groups[index]
 
     first = choose(-1, lambda index: None)
     if first is None:
         return results
     starts[first] = 0
-    outcomes, reported, stopped_itself, _ = converse(folder, groups[first], timeout=timeout, cap=cap, backend=backend,
-                                                     following=following, started=talk.append)
+    outcomes, reported, stopped_itself = converse(folder, groups[first], timeout=timeout, cap=cap, backend=backend,
+                                                  following=following)
     for index, start in starts.items():
         end = start + len(groups[index][0])
         if end <= reported or (stopped_itself and start < reported):
@@ -161,8 +161,8 @@ def run_together(folder, groups, *, timeout=TIMEOUT, cap=CAP, backend=None, want
 
 class Talk:
     """What the parent says to the driver on its stdin: one line per list of jobs, the next only once every
-    job sent before it is reported (following(count, out) gives it: (jobs, files), or None to end), then
-    the end (stdin closed). Keeps the jobs sent, their result lines' bounds, and the process's deadline."""
+    job sent before it is reported (following(the jobs sent, out) gives it: (jobs, files), or None to end),
+    then the end (stdin closed). Keeps the jobs sent, their result lines' bounds, and the process's deadline."""
 
     def __init__(self, timeout, cap, wall, following=None):
         self.timeout, self.cap, self.wall, self.following = timeout, cap, wall, following
@@ -177,26 +177,24 @@ class Talk:
         if self.wall is not None:  # each job's limit is CPU time too, wall time a backstop
             spec["wall"] = self.wall
         self.pending += json.dumps(spec).encode() + b"\n"
-        self.jobs = self.jobs + list(jobs)
+        self.jobs += jobs
         self.lines += [line_limit(job, self.cap) for job in jobs]
         self.seconds += deadline(jobs, self.timeout)
 
-    def reported(self, count, out):
-        """Every job sent is reported (the first `count` lines of `out`): send the next list, or end."""
-        more = self.following(count, out) if self.following else None
+    def reported(self, out):
+        """Every job sent is reported (the first len(self.jobs) lines of `out`): send the next list, or end."""
+        more = self.following(self.jobs, out) if self.following else None
         if more:
             self.send(*more)
         else:
             self.ending = True
 
 
-def converse(folder, first, *, staged=None, copy=None, timeout=TIMEOUT, cap=CAP, backend=None, following=None,
-             started=None):
+def converse(folder, first, *, staged=None, copy=None, timeout=TIMEOUT, cap=CAP, backend=None, following=None):
     """One process of the driver on a scratch copy of `folder` (`copy` and `staged` as run_jobs' copy and
-    files): (outcomes of every job sent, how many the driver reported, whether it stopped by its own rule,
-    the jobs sent). It gets `first` ((jobs, input files)), then each list following() gives (see Talk).
-    started(talk), if given, is called with the Talk before the process starts."""
-    check_jobs(first[0])
+    files): (outcomes of every job sent, how many the driver reported, whether it stopped by its own rule).
+    It gets `first` ((jobs, input files)), then each list following() gives (see Talk); a job the driver
+    does not know is a ValueError before any process starts."""
     for name in staged or {}:
         check_name(name)
     with ExitStack() as stack:
@@ -210,13 +208,11 @@ def converse(folder, first, *, staged=None, copy=None, timeout=TIMEOUT, cap=CAP,
         with starting as launch:
             talk = Talk(timeout, cap, timeout * WALL_FACTOR if launch.clock is not None else None, following)
             talk.send(*first)
-            if started:
-                started(talk)
             process = subprocess.Popen(**launch.popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
             seen = watch(process, talk, max(cap, STDERR_CAP), clock=launch.clock)
             stopped_by = launch.ended(process.returncode, seen.stderr)
-    return (*settle(talk.jobs, seen, stopped_by), talk.jobs)
+    return settle(talk.jobs, seen, stopped_by)
 
 
 def deadline(jobs, timeout):
@@ -320,7 +316,7 @@ def watch(process, talk, stderr_limit, clock=None):
                 return "flood" if len(out) - scanned >= limit else ""
             scanned, count = end + 1, count + 1
             if count == len(talk.jobs) and not talk.ending:
-                talk.reported(count, out)
+                talk.reported(out)
                 feed(selector)
 
     def ready(selector, key):

@@ -702,21 +702,22 @@ class Batch:
         def own(name):
             """The Run's reports, its outcomes as one process of its own would give them: after the first
             job that stopped the process (in the Run's order), every job is not run."""
-            run, flags = runs[name], runs[name].hidden or [False] * len(runs[name].jobs)
-            places = {hidden: [place for place, flag in enumerate(flags) if flag == hidden] for hidden in (False, True)}
+            run = runs[name]
+            parts = {hidden: run.part(hidden) for hidden in (False, True)}  # (jobs, files)
+            places = {hidden: run.places(hidden) for hidden in (False, True)}
             public = ahead[name, False]
             if public is None:
-                public = execute(*run.part(False)) if places[False] else []
+                public = execute(*parts[False]) if parts[False][0] else []
             stop = _stopped_at(public, places[False])
             hidden = ahead[name, True]
             if hidden is None:  # only those before the stop: the others would not have run
-                jobs, files = run.part(True)
+                jobs, files = parts[True]
                 before = [job for job, place in zip(jobs, places[True]) if place < stop]
                 hidden = execute(before, files) if before else []
             stop = min(stop, _stopped_at(hidden, places[True]))
-            hidden = hidden + [run_failed(job, "not-run") for job in run.part(True)[0][len(hidden):]]
+            hidden = hidden + [run_failed(job, "not-run") for job in parts[True][0][len(hidden):]]
             public, hidden = ([outcome if place <= stop else run_failed(job, "not-run")
-                               for outcome, place, job in zip(found, places[flag], run.part(flag)[0])]
+                               for outcome, place, job in zip(found, places[flag], parts[flag][0])]
                               for flag, found in ((False, public), (True, hidden)))
             return reports_of(name, public, hidden)
         reports = {**own("summarize"), **own("kvsim")}

@@ -242,13 +242,17 @@ def run_ops(namespace, ops, timeout, folder=None, load=None):
 
 
 def run_each(namespace, ops, folder, results):
-    """Append one result per op until one raises; the name that was missing, if one was."""
-    values, current = Values(), None
-    for op in ops:
+    """Append one result per op until one raises; the name that was missing, if one was.
+
+    An op's target is "" (the object the last "new" made), "#N" (the object op N made: two caches at once),
+    or an attribute of the current object ("gpu").
+    """
+    values, made = Values(), {}
+    for number, op in enumerate(ops):
         try:
-            value, extra = one_op(op, namespace, current, folder)
+            value, extra = one_op(op, namespace, made, folder)
             if op[0] == "new":
-                current = value
+                made[""] = made[f"#{number}"] = value
             results.append({"v": values(value), **extra})
         except Missing as missing:
             return missing.name
@@ -260,7 +264,10 @@ def run_each(namespace, ops, folder, results):
     return None
 
 
-def one_op(op, namespace, current, folder):
+MISSING = {"$missing": True}  # what "attr?" reports for an attribute the object does not have
+
+
+def one_op(op, namespace, made, folder):
     """(value, extra result fields) of one op."""
     kind, args = op[0], op[1:]
     if kind in ("new", "fn"):  # a class of the module (the new current object), or a function
@@ -268,7 +275,18 @@ def one_op(op, namespace, current, folder):
         if rest and isinstance(rest[-1], dict) and set(rest[-1]) == {"$kwargs"}:
             named = rest.pop()["$kwargs"]
         return member(namespace, args[0], folder)(*rest, **named), {}
-    target = current if args[0] == "" else attribute(current, args[0], folder)
+    current = made.get("")
+    target = made[args[0]] if args[0] in made else attribute(current, args[0], folder)
+    if kind == "attr?":  # an optional attribute (hit and miss counters): absent is an answer, not a failure
+        try:
+            return getattr(target, args[1]), {}
+        except AttributeError as error:
+            if where(error, folder) is None:
+                return MISSING, {}
+            raise
+    if kind == "fresh":  # keys() twice: a new list each time, or the cache's own list (or a view)?
+        first, second = attribute(target, "keys", folder)(), attribute(target, "keys", folder)()
+        return [type(first).__name__, first is second], {}
     if kind == "access":
         return attribute(target, "access", folder)(*args[1:]), {}
     if kind == "keys":
@@ -316,7 +334,11 @@ def ops_job(job, timeout, folder):
 
     def load():
         __import__(name)
-        return sys.modules[name]
+        module = sys.modules[name]
+        for attribute_name, (source, member_name) in job.get("patch", {}).items():  # a stand-in for a name
+            __import__(source)
+            setattr(module, attribute_name, getattr(sys.modules[source], member_name))
+        return module
     return run_ops(None, job["ops"], timeout, folder, load)
 
 

@@ -30,7 +30,7 @@ class Row(NamedTuple):
         if self.ok and not self.skipped:
             return None
         if self.skipped:
-            return Msg("check.skipped")
+            return self.held or Msg("check.skipped")
         if self.held is not None:
             return self.held
         if not self.misconception:

@@ -43,7 +43,8 @@ WALL_FACTOR = 3             # with a CPU clock, the wall-clock backstop is this 
 STDERR_CAP = 1_000_000      # bytes the process may write on stderr (a student's debug prints): only the tail is kept
 POLL = 0.05                 # seconds between looks at a CPU clock
 CHUNK = 65_536              # bytes per read from a pipe
-OPS = {"new": 1, "fn": 1, "access": 3, "keys": 1, "used": 1, "in": 2, "attr": 2, "call": 2}  # least args
+OPS = {"new": 1, "fn": 1, "access": 3, "keys": 1, "used": 1, "in": 2, "attr": 2, "attr?": 2, "call": 2,
+       "fresh": 1}  # least args
 KINDS = {"ops": {"ok", "missing", "import", "missing-attr", "timeout"},
          "script": {"ok", "exit", "crash", "timeout", "flood", "missing"}}
 

@@ -7,12 +7,11 @@ scenario.py's defaults, and says no more; 21,520 // 5,011 = 4 documents fit, and
 The CPU capacity of 56,000 tokens approximates the measured CPU limit (1.5 GiB) over the KV of one
 4,864-token document (28,672 bytes per token: 0.1299 GiB), as the lab text says.
 """
-from .steps import ARTIFACTS
 
 GPU, CPU, DOCS, TOKENS, PASSES = 21520, 0, 10, 5011, ("fwd", "fwd", "rev")
 GPU_CAPACITIES = (21520, 30000, 40000, 45000, 50109, 50110)          # step 4
 CPU_CAPACITIES = (0, 20000, 30000, 40000, 50109, 50110, 56000)      # step 7
 OFFLOAD_CPU = 56000                                                  # step 6
 FWD_FWD, FWD_FWD_REV = ("fwd", "fwd"), ("fwd", "fwd", "rev")
-
-NAMES = tuple(ARTIFACTS)  # the six JSON files, in step order (which step makes which: kvlab/steps.py)
+ORDERS = ("fwd", "rev")
+CONFIGS = ("baseline", "lmcache")

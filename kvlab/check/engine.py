@@ -1,0 +1,353 @@
+"""Judging a step: its code run on generated cases, each rule comparing its own part with the lab's rules.
+
+judge() is a generator. It yields a Request (the jobs of some cases) and is sent back their raw outcomes,
+from whatever runs the student's code: a process of kvlab.check.driver (`kvlab check`, the notebooks),
+the grader's sandbox, or this process for a class given directly. So one conversation can hold the
+public cases of every step, then the hidden ones, and the few runs that make a difference smaller.
+It returns {step: Result}; report.py turns a Result into the rows a student reads.
+
+For each step: the public cases (smallest first) run; each rule compares its view of every case with
+the expectation's (the reference's answer, or the edition's stored one). A rule that differs takes the
+first case that shows it; where the expectation can answer any case (the reference), the case is made
+smaller while it still shows the difference (as property-based testing shrinks a failing example).
+The step's first failing rule names the root cause: a known misconception whose planted bug does
+exactly what the student's code did on that case, or none (the case alone says what differs). Hidden
+cases (the course secret) run after every public one; their rows never show a case.
+"""
+from dataclasses import dataclass, field
+from itertools import islice
+
+from ..i18n import Msg
+from ..lab.base import PUBLIC_SEED, first_difference, rng_for, same
+from ..lab.outcomes import ENDED
+
+SHRINK_ROUNDS = 25       # rounds of making a case smaller (each one list of candidates in the student's process)
+SHRINK_CANDIDATES = 40   # candidates per round
+RETRIES = 2              # times cases that were not run (their process stopped) are sent again
+
+
+@dataclass
+class Request:
+    """What to run next: one job list for the student's process; `hidden`: the course's secret cases."""
+    jobs: list
+    hidden: bool
+    step: object
+
+
+@dataclass
+class Verdict:
+    """One rule's result on one step."""
+    rule: str
+    ok: bool
+    applies: bool = True
+    case: dict = None          # the smallest public case that shows the difference
+    hidden: bool = False       # only hidden cases show it: nothing of them is shown
+    got: object = None         # the rule's view of the student's observation on `case`
+    want: object = None        # ... and of the lab's (None for a rule that compares the code with itself)
+    at: int = None             # where the two views first differ
+    stop: dict = None          # how the student's run stopped on `case`, if it did
+    note: object = None        # a Msg: why the rule was not judged (it applies=False then)
+
+
+@dataclass
+class Result:
+    """A step's verdicts, its root cause, and whether its code is there at all."""
+    number: object
+    verdicts: list = field(default_factory=list)
+    misconception: str = ""
+    absent: dict = None        # the step's code is not there: {"stop": ...} (a stub not written, no file, ...)
+    shown: str = ""            # the rule whose case (and misconception) the report shows
+    excused: object = None     # a later step whose mistake this step's failures come from (paid there)
+
+    @property
+    def passed(self):
+        return self.absent is None and all(verdict.ok for verdict in self.verdicts if verdict.applies)
+
+
+def family(step, seed, hidden, artifacts=None):
+    """The cases of a step: public ones from the public seed, hidden ones from the course secret; with
+    `artifacts` ({file name: its text, or None if missing}), the step's saved files too (public)."""
+    module = step.module
+    cases = module.cases(rng_for(seed if hidden else PUBLIC_SEED, step.number, "hidden" if hidden else "public"),
+                         hidden)
+    if artifacts is not None and not hidden and hasattr(module, "artifact_cases"):
+        cases = cases + module.artifact_cases(artifacts)
+    return cases
+
+
+def _jobs(step, cases):
+    """All jobs of `cases`, and the slice of each case among them."""
+    jobs, slices = [], []
+    for case in cases:
+        mine = step.module.jobs(case)
+        slices.append(slice(len(jobs), len(jobs) + len(mine)))
+        jobs += mine
+    return jobs, slices
+
+
+def run_cases(step, cases, hidden):
+    """Generator: the observation of each case (None for a case whose run never happened)."""
+    observed = [None] * len(cases)
+    todo = [index for index, case in enumerate(cases) if step.module.jobs(case)]
+    for index, case in enumerate(cases):
+        if index not in todo:  # nothing to run (a saved file with no code to compare it with)
+            observed[index] = step.module.observe(case, [])
+    for _ in range(1 + RETRIES):
+        if not todo:
+            break
+        jobs, slices = _jobs(step, [cases[index] for index in todo])
+        outcomes = yield Request(jobs, hidden, step.number)
+        again = []
+        for index, part in zip(todo, slices):
+            got = outcomes[part]
+            if any(outcome.get("kind") == "not-run" for outcome in got):
+                again.append(index)  # its process stopped before it: run it again in a new one
+                continue
+            observed[index] = step.module.observe(cases[index], got)
+        todo = again
+    return observed
+
+
+def stops(obs):
+    """Every stop in an observation: its own, or its runs' (a case of several runs)."""
+    if not isinstance(obs, dict):
+        return []
+    found = [obs["stop"]] if obs.get("stop") else []
+    return found + [run["stop"] for run in obs.get("runs") or () if isinstance(run, dict) and run.get("stop")]
+
+
+def fails(rule, case, got, want):
+    """Does the student's observation differ from the lab's for this rule? (None: not judged on this case)"""
+    if case["kind"] not in rule.kinds or got is None:
+        return None
+    if rule.holds is not None:
+        return not rule.holds(case, got, want)
+    if want is None:
+        return None
+    return not same(rule.view(case, got), rule.view(case, want))
+
+
+class StepJudge:
+    """The state of one step's judging: its cases, what the student's code did, and the first differences."""
+
+    def __init__(self, step, expect, seed, number_of, owner=None):
+        self.step, self.expect, self.seed, self.number_of, self.owner = step, expect, seed, number_of, owner
+        self.result = Result(step.number)
+        self.first = {}        # rule id -> (case, got, want, hidden)
+        self.applies = {rule.id: rule.optional is None for rule in step.rules}
+        self.judged = {rule.id: False for rule in step.rules}
+        self.failing_cases = []  # (case, got) of every public case some rule fails on
+        self.shown = None        # the rule whose case and hint are shown (the first failing one, after shrinking)
+
+    def take(self, cases, observed, hidden):
+        """Judge the observations of a family of cases."""
+        module = self.step.module
+        for case, got in zip(cases, observed):
+            if got is None:
+                continue
+            absent = self.absent(case, got)
+            if absent is not None and self.result.absent is None:
+                self.result.absent = absent
+            own = all(rule.own for rule in self.step.rules if case["kind"] in rule.kinds)
+            want = None if own else self.expect.want(self.step, case)
+            failing = False
+            for rule in self.step.rules:
+                if rule.optional is not None and case["kind"] in rule.kinds and rule.optional(got):
+                    self.applies[rule.id] = True
+                verdict = fails(rule, case, got, want)
+                if verdict is None:
+                    continue
+                self.judged[rule.id] = True
+                if verdict:
+                    failing = True
+                    if rule.id not in self.first:
+                        self.first[rule.id] = (case, got, want, hidden)
+            if failing and not hidden:
+                self.failing_cases.append((case, got))
+        if not hidden and self.result.absent is None and hasattr(module, "missing"):
+            self.result.absent = module.missing([(case, got) for case, got in zip(cases, observed) if got is not None])
+
+    def required_kinds(self):
+        return {kind for rule in self.step.rules if rule.optional is None for kind in rule.kinds}
+
+    def absent(self, case, got):
+        """A stop that says the step's code is not there: its stub not written, its file or name missing."""
+        if case["kind"] not in self.required_kinds() or case["kind"] in ("artifact", "ttft"):
+            return None  # an optional function's stub, or a missing file: a rule's failure, not missing code
+        module = self.step.module
+        if hasattr(module, "absent"):
+            found = module.absent(case, got)
+            if found is not None:
+                return found
+        for stop in stops(got):
+            if stop["stop"] in ("missing", "missing-name"):
+                return stop
+            if stop.get("type") == "NotImplementedError" and self.number_of(stop) == self.step.number:
+                return stop
+        return None
+
+    def optional(self):
+        """The optional rules that apply to this code (it has the feature): part of its signature."""
+        return frozenset(rule.id for rule in self.step.rules if rule.optional is not None and self.applies[rule.id])
+
+    def first_failing(self):
+        """The rule to show: the one chosen on the smallest case, else the first failing one that applies."""
+        if self.shown is not None:
+            return self.step.rule(self.shown)
+        return next((rule for rule in self.step.rules if rule.id in self.first and self.applies[rule.id]), None)
+
+    def failing_rules(self, case, got, want):
+        """The rules (that apply) on which `got` differs from `want` for `case`."""
+        return [rule for rule in self.step.rules if self.applies[rule.id] and fails(rule, case, got, want)]
+
+    def shrink(self, rule):
+        """Generator: make the rule's case smaller while the step still differs on it (the reference answers);
+        the rule shown is then the first one that differs on the smallest case."""
+        case, got, want, hidden = self.first[rule.id]
+        if not self.expect.can_shrink:
+            return
+        seen = set()
+        for _ in range(SHRINK_ROUNDS):
+            candidates = []
+            for candidate in self.step.module.shrink(case):
+                key = repr(candidate)
+                if key not in seen and candidate["kind"] in rule.kinds:
+                    seen.add(key)
+                    candidates.append(candidate)
+                if len(candidates) >= SHRINK_CANDIDATES:
+                    break
+            if not candidates:
+                break
+            observed = yield from run_cases(self.step, candidates, hidden)
+            for candidate, seen_obs in zip(candidates, observed):
+                if seen_obs is None:
+                    continue
+                expected = self.expect.want(self.step, candidate)
+                if self.failing_rules(candidate, seen_obs, expected):
+                    case, got, want = candidate, seen_obs, expected
+                    break
+            else:
+                break
+        shown = self.failing_rules(case, got, want)
+        if shown:
+            self.first[shown[0].id] = (case, got, want, hidden)
+            self.shown = shown[0].id
+
+    def settle(self):
+        """The Result: one verdict per rule, and the root cause."""
+        result = self.result
+        for rule in self.step.rules:
+            applies = self.applies[rule.id] and (self.judged[rule.id] or rule.id in self.first)
+            if rule.id not in self.first:
+                result.verdicts.append(Verdict(rule.id, True, applies))
+                continue
+            case, got, want, hidden = self.first[rule.id]
+            got_view = rule.view(case, got)
+            want_view = rule.expected(case, want) if want is not None else None
+            at = first_difference(got_view, want_view) if want is not None else None
+            result.verdicts.append(Verdict(rule.id, False, applies, None if hidden else case, hidden,
+                                           None if hidden else got_view, None if hidden else want_view,
+                                           None if hidden else at, got.get("stop") if isinstance(got, dict) else None))
+        if result.absent is None:
+            rule = self.first_failing()
+            if rule is not None:
+                result.shown = rule.id
+                case, got, want, hidden = self.first[rule.id]
+                result.misconception = self.classify(case, got)
+        return result
+
+    def explained(self, case, got):
+        """The misconceptions whose planted bug does what the student's code did on `case`: this step's, or a
+        later step's written in the same file (an earlier step's code passes, or it would be held back)."""
+        found = self.expect.explains(self.step, case, got, self.optional())
+        if self.owner is None:
+            return found
+        mine = self.step.number
+        return [name for name in found if (self.owner(self.step.file, name) or mine) == mine
+                or str(self.owner(self.step.file, name)) > str(mine)]
+
+    def classify(self, case, got):
+        """The misconception whose planted bug did exactly what the student's code did on `case` (else "")."""
+        found = self.explained(case, got)
+        if not found and hasattr(self.step.module, "explain"):
+            return self.step.module.explain(case, got) or ""
+        if len(found) <= 1:
+            return found[0] if found else ""
+        score = {name: 0 for name in found}  # several do the same here: the one that also does the same elsewhere
+        for other, seen_obs in self.failing_cases[:60]:
+            for name in self.explained(other, seen_obs):
+                if name in score:
+                    score[name] += 1
+        best = max(score.values())
+        chosen = [name for name in found if score[name] == best]
+        return chosen[0] if len(chosen) == 1 else ""  # still alike everywhere: no guess, the case alone
+
+
+def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None, owner=None):
+    """Generator: judge `steps` (StepSpecs, in the order their cases run) and return {number: Result}.
+
+    Public cases of every step first (with `artifacts`, {file name: text or None}, the saved files too),
+    then each failing step's smaller cases, then the hidden ones (with a seed), so that no code that runs on
+    a public case has seen a hidden one.
+    """
+    judges = [StepJudge(step, expect, seed, number_of, owner) for step in steps]
+    phases = (False, True) if seed is not None else (False,)
+    for hidden in phases:
+        for one in judges:
+            if hidden and one.result.absent is not None:
+                continue  # its code is not there: the hidden cases would say the same
+            cases = family(one.step, seed, hidden, artifacts)
+            observed = yield from run_cases(one.step, cases, hidden)
+            one.take(cases, observed, hidden)
+        for one in judges:
+            rule = one.first_failing()
+            if rule is not None and one.result.absent is None and one.first[rule.id][3] == hidden:
+                yield from one.shrink(rule)
+    results = needs({one.step.number: one.settle() for one in judges}, steps)
+    return excuse(results, steps, owner) if owner else results
+
+
+def excuse(results, steps, owner):
+    """A step whose failure a later step's mistake explains (its planted bug does what the student's code did,
+    and that step fails too) is not charged for it: the mistake is the later step's, paid there."""
+    for step in steps:
+        result = results[step.number]
+        later = owner(step.file, result.misconception) if result.misconception else None
+        if later is None or later == step.number or later not in results or results[later].passed:
+            continue
+        for verdict in result.verdicts:
+            if not verdict.ok and verdict.applies:
+                verdict.applies, verdict.note = False, Msg("check.follows-from-step", step=later)
+        result.misconception, result.shown, result.excused = "", "", later
+    return results
+
+
+def needs(results, steps):
+    """Rules judged only once other steps pass (step 6's counts are step 2's too): not judged otherwise."""
+    for step in steps:
+        for rule_id, numbers in getattr(step.module, "NEEDS", {}).items():
+            failing = [number for number in numbers if number in results and not results[number].passed]
+            if failing:
+                for verdict in results[step.number].verdicts:
+                    if verdict.rule == rule_id:
+                        verdict.applies, verdict.note = False, Msg("check.needs-step", step=failing[0])
+    return results
+
+
+def drive(generator, execute):
+    """Run a judge() generator to its end with execute(jobs, hidden) -> outcomes; its return value."""
+    try:
+        request = next(generator)
+        while True:
+            request = generator.send(execute(request.jobs, request.hidden))
+    except StopIteration as stop:
+        return stop.value
+
+
+def ended(outcomes):
+    """Did the process stop (a timeout, a flood, a kill) before every job ran?"""
+    return any(outcome.get("kind") in ENDED for outcome in outcomes)
+
+
+def first(iterable, count):
+    return list(islice(iterable, count))

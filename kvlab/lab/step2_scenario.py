@@ -1,0 +1,155 @@
+"""Step 2: scenario.py, the command, and cyclic.json.
+
+The lab text's contract: `scenario.py` takes --gpu (default 21520), --docs (10), --tokens (5011) and
+--passes (fwd,fwd,rev); documents 0 .. docs-1 are the keys, each of size tokens; a fwd pass reads 0
+upward, a rev pass downward; all passes share one cache; stdout is exactly one JSON document, one object
+per pass: {"order", "gpu_hits", "cpu_hits": 0, "misses", "hit_docs": [in read order]}. Step 2 is judged
+without --cpu (step 6 adds it): right code for step 2 passes step 2 whatever step 6 will change. Each rule
+compares one part of the output; text printed before the JSON costs only the rule about stdout.
+"""
+from . import commands
+from .base import Misconception, Plant, Rule, StepSpec, by_size
+from .numbers import DOCS, FWD_FWD, GPU, PASSES, TOKENS
+from .outcomes import compared
+
+NUMBER = 2
+FILE = "scenario.py"
+DEFAULTS = {"gpu": GPU, "docs": DOCS, "tokens": TOKENS, "passes": list(PASSES)}
+
+MESSAGES = {
+    "step.2.title": "scenario.py and cyclic.json",
+    "rule.scenario.json": "stdout is exactly one JSON document: {\"passes\": [one object per pass]}.",
+    "rule.scenario.order": "Each pass object's \"order\": the pass as --passes names it.",
+    "rule.scenario.hits": "gpu_hits and cpu_hits of each pass (cpu_hits is 0 without a CPU tier).",
+    "rule.scenario.misses": "misses of each pass.",
+    "rule.scenario.hit-docs": "hit_docs of each pass: the documents hit, in read order.",
+    "rule.scenario.defaults": "Without options, the lab's defaults: --gpu 21520 --docs 10 --tokens 5011 --passes fwd,fwd,rev.",
+    "rule.cyclic.file": "cyclic.json is what your scenario.py prints for --passes fwd,fwd.",
+    "hint.rev-order": "A rev pass reads the documents downward: docs-1, docs-2, ..., 0.",
+}
+
+
+def cases(rng, hidden):
+    runs = commands.random_params(rng, 30 if hidden else 36, docs=(2, 14) if hidden else (1, 6), big=hidden) \
+        + commands.large_params(rng, 4)
+    found = [{"kind": "run", **params} for params in runs]
+    if not hidden:
+        found.append({"kind": "defaults"})
+    return by_size(found, size)
+
+
+def size(case):
+    return (0,) if case["kind"] != "run" else commands.params_size(case)
+
+
+def params(case):
+    return {name: case[name] for name in ("gpu", "cpu", "docs", "tokens", "passes") if name in case}
+
+
+def jobs(case):
+    if case["kind"] == "defaults":
+        return [commands.scenario_job({}), commands.scenario_job(DEFAULTS)]
+    if case["kind"] == "artifact":
+        return commands.artifact_jobs(case)
+    return [commands.scenario_job(params(case))]
+
+
+def observe(case, outcomes):
+    return {"runs": [commands.observe_run(outcome) for outcome in outcomes]}
+
+
+def fields(*names):
+    def view(case, obs):
+        return commands.field_view(obs["runs"][0], names)
+    return view
+
+
+def json_view(case, obs):
+    run = obs["runs"][0]
+    if run["stop"] is not None and run["stop"]["stop"] != "no-json":
+        return {"stop": compared(run["stop"])}
+    return {"one-document": run["strict"], "shape": commands.shape(run["doc"])}
+
+
+def defaults_hold(case, got, want):
+    """No options give what the lab's defaults, given explicitly, give."""
+    plain, explicit = got["runs"]
+    return plain["stop"] is None and explicit["stop"] is None and plain["doc"] == explicit["doc"]
+
+
+def defaults_view(case, obs):
+    return [commands.field_view(run, ("order", "gpu_hits", "cpu_hits", "misses", "hit_docs")) for run in obs["runs"]]
+
+
+def file_holds(case, got, want):
+    """The saved file holds what the student's own command prints (read as values)."""
+    run = got["runs"][0]
+    return case.get("text") is not None and run["stop"] is None and commands.file_view(case) == run["doc"]
+
+
+def file_view(case, obs):
+    return [commands.file_view(case), obs["runs"][0]["doc"] if obs["runs"][0]["stop"] is None
+            else {"stop": compared(obs["runs"][0]["stop"])}]
+
+
+RULES = (
+    Rule("scenario.json", ("run",), json_view, points=2),
+    Rule("scenario.order", ("run",), fields("order"), points=1),
+    Rule("scenario.hits", ("run",), fields("gpu_hits", "cpu_hits"), points=2),
+    Rule("scenario.misses", ("run",), fields("misses"), points=2),
+    Rule("scenario.hit-docs", ("run",), fields("hit_docs"), points=2),
+    Rule("scenario.defaults", ("defaults",), defaults_view, points=1, holds=defaults_hold, own=True),
+    Rule("cyclic.file", ("artifact",), file_view, points=1, holds=file_holds, own=True),
+)
+
+MISCONCEPTIONS = tuple(Misconception(name, NUMBER) for name in (
+    "clears-between-passes", "hit-docs-order", "rev-order", "text-on-stdout", "several-json", "python-repr",
+    "order-field", "option-ignored-gpu", "option-ignored-docs", "option-ignored-tokens", "option-ignored-passes",
+    "missing-artifact"))
+
+
+def artifact_cases(texts):
+    return [commands.artifact_case("cyclic.json", texts.get("cyclic.json"), [["--passes", ",".join(FWD_FWD)]])]
+
+
+def shrink(case):
+    if case["kind"] == "run":
+        for smaller in commands.shrink_params(params(case)):
+            yield {"kind": "run", **smaller}
+
+
+def show(case):
+    if case["kind"] == "defaults":
+        return "python3 scenario.py"
+    if case["kind"] == "artifact":
+        return "; ".join("python3 scenario.py " + " ".join(run) for run in case["runs"])
+    return commands.show_params(params(case))
+
+
+STEP = StepSpec(NUMBER, FILE, ("run", "main"), ("cyclic.json",), "02_cyclic_scan", "scenario", (1, 5),
+                rules=RULES, misconceptions=MISCONCEPTIONS, messages=MESSAGES)
+
+
+def plants():
+    """{misconception: [Plant]}: the classic mistakes, played on the reference (the instructor edition's only)."""
+    # BEGIN SOLUTION ...
+    make = "    cache = TwoTierCache(gpu, cpu)\n    results = []\n    for order, doc_ids in zip(passes, orders):\n"
+    parsed = "    args = parser.parse_args(argv)\n"
+    call = "run(args.gpu, args.cpu, args.docs, args.tokens, args.passes)"
+    return {
+        "clears-between-passes": [Plant(FILE, "run", make, "    results = []\n    for order, doc_ids in zip(passes, orders):\n"
+                                                          "        cache = TwoTierCache(gpu, cpu)\n")],
+        "hit-docs-order": [Plant(FILE, "run", "        results.append(counts)",
+                                 '        counts["hit_docs"].sort()\n        results.append(counts)')],
+        "rev-order": [Plant(FILE, "read_order", "return list(reversed(range(docs)))", "return list(range(docs))")],
+        "text-on-stdout": [Plant(FILE, "main", parsed, parsed + '    print(f"Simulating {args.docs} documents")\n')],
+        "several-json": [Plant(FILE, "main", f"    sys.stdout.write(to_json({call}))",
+                               f"    for one in {call}[\"passes\"]:\n        sys.stdout.write(to_json(one))")],
+        "python-repr": [Plant(FILE, "main", f"    sys.stdout.write(to_json({call}))", f"    print({call})")],
+        "order-field": [Plant(FILE, "run", '        counts = {"order": order,', '        counts = {"order": "fwd",')],
+        "option-ignored-gpu": [Plant(FILE, "main", call, "run(GPU, args.cpu, args.docs, args.tokens, args.passes)")],
+        "option-ignored-docs": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, DOCS, args.tokens, args.passes)")],
+        "option-ignored-tokens": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, args.docs, TOKENS, args.passes)")],
+        "option-ignored-passes": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, args.docs, args.tokens, PASSES)")],
+    }
+    # END SOLUTION

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import classes  # noqa: E402  (after the path is set)
-from kvlab.instructor import grade, sandbox  # noqa: E402
+from kvlab.instructor import batch, sandbox  # noqa: E402
 
 TARGET_PER_HANDIN = 0.100   # seconds of wall time per honest hand-in at --jobs 2 on 2 cores
 TARGET_CLASS = 45.0         # seconds for the class of 300
@@ -68,8 +68,8 @@ def main(argv=None):
     parser.add_argument("--folders", type=int, default=CLASS, help=f"honest hand-ins to grade (default {CLASS})")
     parser.add_argument("--hostile", type=int, default=200, help="hostile hand-ins to grade (default 200; 0: none)")
     parser.add_argument("--jobs", type=int, default=2, help="folders at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=grade.DEFAULT_TIMEOUT,
-                        help=f"CPU seconds per run of student code (default {grade.DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--timeout", type=float, default=batch.DEFAULT_TIMEOUT,
+                        help=f"CPU seconds per run of student code (default {batch.DEFAULT_TIMEOUT:g})")
     args = parser.parse_args(argv)
     isolation, why = sandbox.available()
     with tempfile.TemporaryDirectory(prefix="kvlab-bench-") as scratch:
@@ -81,7 +81,7 @@ def main(argv=None):
         start = floor() if isolation else None
 
         def grade_all(folders, cache=None):
-            return grade.grade_all(folders, timeout=args.timeout, isolation=isolation, jobs=args.jobs,
+            return batch.grade_all(folders, timeout=args.timeout, isolation=isolation, jobs=args.jobs,
                                    cache=cache)[0]
         grades, first = timed(lambda: grade_all(honest))
         _, into_cache = timed(lambda: grade_all(honest, scratch / "cache"))

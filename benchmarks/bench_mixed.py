@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kvlab import summarize  # noqa: E402  (after the path is set)
-from kvlab.instructor import artifacts, grade  # noqa: E402
+from kvlab.instructor import artifacts, batch, gradebook  # noqa: E402
 
 HOOK = "    args = parser.parse_args(argv)\n"
 ATTACKS = {
@@ -84,7 +84,7 @@ def peak_rss():
 
 def timed(folders, jobs):
     start = time.perf_counter()
-    grades, _ = grade.grade_all(folders, seed=1, jobs=jobs)
+    grades, _ = batch.grade_all(folders, seed=1, jobs=jobs)
     return time.perf_counter() - start, grades
 
 
@@ -116,7 +116,7 @@ def main():
         print(f"grader peak RSS: {peak_rss() / 2 ** 20:.0f} MB (target: at most 1,024 MB)")
         print(f"honest hand-ins at 8/8 beside the attacks: {sum(kept)} of {len(kept)}")
         for result in grades[len(honest):]:
-            print(f"  {grade.shown(Path(result.folder).name):<16} {result.score}/8 {grade.remarks(result)[:90]}")
+            print(f"  {batch.shown(Path(result.folder).name):<16} {result.score}/8 {gradebook.remarks(result)[:90]}")
 
 
 if __name__ == "__main__":

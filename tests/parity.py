@@ -34,7 +34,7 @@ import pytest
 from kvlab import check, steps as lab_table
 from kvlab.check import oracle, run
 from kvlab.i18n import Msg
-from kvlab.instructor import artifacts, grade, release
+from kvlab.instructor import artifacts, batch, judge, release, scripts
 from planted import DELETED, PLANTS, ROOT, folder_with, planted_text
 
 FAST = 0.25          # CPU seconds a run may take before it counts as endless (the lab's runs take milliseconds)
@@ -56,7 +56,7 @@ def together(run_jobs):
                 results[index] = []
             elif wanted is None or wanted(index, done.get):
                 results[index] = done[index] = run_jobs(folder, jobs, files=files, **options)
-                if any(outcome.get("kind") in (*grade.ENDS_PROCESS, "not-run") for outcome in done[index]):
+                if any(outcome.get("kind") in (*batch.ENDS_PROCESS, "not-run") for outcome in done[index]):
                     break  # the process ended: the later groups were not run
         return results
     return run_together
@@ -64,7 +64,7 @@ def together(run_jobs):
 
 def memoized(real):
     """run_jobs(...) that runs each distinct job once: keyed by the job, the files given, and the Python files of
-    the folder that the job's file imports (as grade.imports() reads them), itself included."""
+    the folder that the job's file imports (as scripts.imports() reads them), itself included."""
     memo, lock = {}, threading.Lock()
 
     def sources(folder, start, imported):
@@ -81,7 +81,7 @@ def memoized(real):
 
     def run_jobs(folder, jobs, *, files=None, **options):
         given = hashlib.sha256(json.dumps([files or {}, options.get("timeout")], sort_keys=True).encode()).hexdigest()
-        imported = grade.imports(folder)  # it remembers each source it parsed
+        imported = scripts.imports(folder)  # it remembers each source it parsed
         starts = [job.get("script") or job["module"] + ".py" for job in jobs]  # the file each job runs
         read = {start: sources(folder, start[:-3], imported) for start in set(starts)}  # each read once a call
         keys = [json.dumps([read[start], given, job], sort_keys=True) for start, job in zip(starts, jobs)]
@@ -135,9 +135,9 @@ def graded_and_checked(root, plants, artifact_plants=()):
     shared, student_oracle = memoized(run.run_jobs), oracle.Digests(digests)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(run, "run_jobs", shared)  # what kvlab check's executor calls
-        patch.setattr(grade, "run_jobs", shared)
-        patch.setattr(grade, "run_together", together(shared))
-        grades, interrupted = grade.grade_all(folders, seed=COURSE_SEED, timeout=FAST, isolation=False, jobs=2)
+        patch.setattr(judge, "run_jobs", shared)
+        patch.setattr(judge, "run_together", together(shared))
+        grades, interrupted = batch.grade_all(folders, seed=COURSE_SEED, timeout=FAST, isolation=False, jobs=2)
         def checked_steps(folder, graded):
             # graded on the reference kvsim.py: the check's scenario steps wait for the failing kvsim.py
             # (test_a_failing_kvsim_holds_every_scenario_step_back), so only its kvsim steps and step 8 tell

@@ -1,7 +1,7 @@
 """kvlab course init and kvlab grade --course: the same grade on every machine, scores as the README says,
 practice mode marked, hidden cases never shown, the course CSV, feedback files and the class report.
 
-Most tests fake the grading (grade.Batch.grade_copy) as tests/test_grade.py does; one grades two real
+Most tests fake the grading (batch.Batch.grade_copy) as tests/test_grade.py does; one grades two real
 hand-ins, without the sandbox (KVLAB_NO_ISOLATION=1), end to end.
 """
 import csv
@@ -16,7 +16,8 @@ from helpers import summary_of
 from kvlab import cli, handin
 from kvlab.check.report import Report, Row
 from kvlab.i18n import Msg, t
-from kvlab.instructor import artifacts, course as courses, coursebook, grade, sandbox
+from kvlab.instructor import artifacts, batch, course as courses, coursebook, grade, sandbox
+from kvlab.instructor.measured import lab_measurement
 
 AVAILABLE, WHY = sandbox.available()
 SECRET = "ab" * 32
@@ -42,7 +43,7 @@ def rows_of(step, failing=()):
 def fake_grade(folder, seed=0, failing=()):
     """A cheap grade: every rule of every step holds, but those in `failing`."""
     reports = {number: Report(Msg("step.1.title"), rows_of(number, failing)) for number in range(1, 9)}
-    return grade.Grade(str(folder), grade.seed_fingerprint(seed), reports)
+    return batch.Grade(str(folder), batch.seed_fingerprint(seed), reports)
 
 
 def hand_ins(root, names=("alice", "bob")):
@@ -130,7 +131,7 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
     def grade_copy(self, folder, copy, found):
         seeds.append(self.options.seed)
         return fake_grade(folder, self.options.seed, failing=("lru.fits-exactly", "lru.hidden-random"))
-    monkeypatch.setattr(grade.Batch, "grade_copy", grade_copy)
+    monkeypatch.setattr(batch.Batch, "grade_copy", grade_copy)
     outputs = []
     for machine in ("one", "two"):
         home = tmp_path / machine
@@ -169,7 +170,7 @@ def test_the_cache_key_holds_the_course(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "kvsim.py").write_text("x = 1\n")
     found = sandbox.snapshot(tmp_path / "src", tmp_path / "copy")
-    keys = {grade.Batch(grade.Options(seed=1, isolation=False, course=name)).key(tmp_path / "copy", found)
+    keys = {batch.Batch(batch.Options(seed=1, isolation=False, course=name)).key(tmp_path / "copy", found)
             for name in ("aaa", "bbb")}
     assert len(keys) == 2
 
@@ -179,7 +180,7 @@ def test_practice_mode_is_marked_everywhere_and_feedback_is_never_replaced_witho
     pytest.importorskip("matplotlib")  # the class report's chart: absent from the fast test path
     folders = hand_ins(tmp_path / "handins")
     monkeypatch.setenv(grade.NO_ISOLATION, "1")
-    monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake_grade(folder))
+    monkeypatch.setattr(batch.Batch, "grade_copy", lambda self, folder, copy, found: fake_grade(folder))
     argv = ["grade", "--json", "--csv", str(tmp_path / "g.csv"), "--feedback", str(tmp_path / "fb"), "--report",
             str(tmp_path / "report"), "--", *map(str, folders)]
     code, out, err = run_cli(argv, capsys)
@@ -209,9 +210,9 @@ def test_the_course_names_its_measurement_and_nothing_else_is_compared(tmp_path,
     assert code == 0 and course.measurement == measured and 'measurement = "data/ttft.jsonl"' in \
         (tmp_path / "c.toml").read_text()
     monkeypatch.setenv("KVLAB_TTFT", str(tmp_path / "elsewhere.jsonl"))  # never read with a course
-    assert grade.lab_measurement(course).path == measured and grade.lab_measurement(course).real
+    assert lab_measurement(course).path == measured and lab_measurement(course).real
     plain = courses.load(course_file(tmp_path / "plain.toml"))
-    assert grade.lab_measurement(plain).path == paths.STAND_IN_TTFT and not grade.lab_measurement(plain).real
+    assert lab_measurement(plain).path == paths.STAND_IN_TTFT and not lab_measurement(plain).real
     measured.write_text(measured.read_text()[:-1])  # another TA's copy differs by one character
     with pytest.raises(courses.UserError, match="SHA-256 differs"):
         courses.load(tmp_path / "c.toml")

@@ -31,13 +31,14 @@ from kvlab import cli, handin, paths, summarize
 from kvlab.check import labsteps
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
-from kvlab.instructor import artifacts, grade, sandbox
+from kvlab.instructor import artifacts, batch, grade, gradebook, judge, layout, sandbox, scripts
+from kvlab.instructor import measured as step8
 from kvlab.instructor.oracle import Reference as Live
 
 KVLAB = Path(grade.__file__).resolve().parent.parent
 AVAILABLE, WHY = sandbox.available()
 needs_bwrap = pytest.mark.skipif(not AVAILABLE, reason=WHY)
-TIMEOUT = grade.DEFAULT_TIMEOUT  # the grader's own limit: a CPU second per run
+TIMEOUT = batch.DEFAULT_TIMEOUT  # the grader's own limit: a CPU second per run
 EXTENSION = "kvsim" + importlib.machinery.EXTENSION_SUFFIXES[0]  # what `import kvsim` would load before kvsim.py
 EMPTY_CLASSES = "class LRUCache:\n    pass\n\n\nclass TwoTierCache:\n    pass\n"
 
@@ -110,8 +111,8 @@ def living(marker):
 
 def outputs(grades):
     """Everything the grader can print or write about these grades: text, table, JSON and CSV."""
-    return "\n".join([*map(str, grades), grade.table(grades), json.dumps([g.as_dict() for g in grades]),
-                      grade.csv_text(grades)])
+    return "\n".join([*map(str, grades), gradebook.table(grades), json.dumps([g.as_dict() for g in grades]),
+                      gradebook.csv_text(grades)])
 
 
 def first_failure(result, step):
@@ -325,7 +326,7 @@ def hostile(reference, tmp_path_factory):
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("KVLAB_TEST_SECRET", secret)
-            grades, interrupted = grade.grade_all(list(folders.values()), timeout=TIMEOUT, jobs=2)
+            grades, interrupted = batch.grade_all(list(folders.values()), timeout=TIMEOUT, jobs=2)
         try:
             listener.accept()
             connected = True
@@ -371,7 +372,7 @@ class TestHostileHandIns:
         assert "not compared" in str(halved)
 
     def test_names_that_print_alike_are_told_apart(self, hostile):
-        table = grade.table([hostile.grades["twin?"], hostile.grades["twin\n"]])
+        table = gradebook.table([hostile.grades["twin?"], hostile.grades["twin\n"]])
         assert "twin?" in table and "twin\\n" in table and "\ntwin" not in table.replace("\n", "", 1)
 
     def test_forgeries_fail_steps_1_and_5(self, hostile):
@@ -496,7 +497,7 @@ def broken(reference, tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sandbox, "_read_one", vanishing)
         patch.setattr(sandbox, "snapshot", then_appearing)
-        grades, interrupted = grade.grade_all(folders, timeout=TIMEOUT, jobs=2)
+        grades, interrupted = batch.grade_all(folders, timeout=TIMEOUT, jobs=2)
     assert not interrupted
     return {folder.name: result for folder, result in zip(folders, grades)}, grades
 
@@ -518,7 +519,7 @@ class TestBrokenInputs:
     def test_the_measured_file_with_a_bom_is_read_and_a_cut_one_is_named(self, broken):
         by_name, _ = broken
         cut = first_failure(by_name["truncated"], 8)
-        assert cut.rule == grade.TTFT_RULE and cut.misconception == "ttft-changed"
+        assert cut.rule == step8.TTFT_RULE and cut.misconception == "ttft-changed"
         assert "cut off" in str(cut.hint) and "checked against" in str(cut.hint)
         assert by_name["truncated"].steps[8].misconceptions == ["ttft-changed"]
 
@@ -527,7 +528,7 @@ class TestBrokenInputs:
         assert by_name["huge"].steps[4].misconceptions == ["not-json"]
         unread = first_failure(by_name["huge"], 8)  # its ttft.jsonl cannot be read either
         # Python's own words for a 5,000-digit integer differ by version ("4300 digits" from 3.11): not asserted
-        assert unread.rule == grade.TTFT_RULE and "cannot be read" in str(unread.hint) and "not valid JSON" in str(unread.hint)
+        assert unread.rule == step8.TTFT_RULE and "cannot be read" in str(unread.hint) and "not valid JSON" in str(unread.hint)
         assert by_name["deep"].steps[3].misconceptions == ["not-json"]
         assert by_name["deep"].steps[8].misconceptions == ["not-json"]
 
@@ -584,7 +585,7 @@ class TestBrokenInputs:
 
     def test_the_gradebook_has_a_row_per_folder(self, broken):
         _, grades = broken
-        rows = list(csv.reader(io.StringIO(grade.csv_text(grades))))
+        rows = list(csv.reader(io.StringIO(gradebook.csv_text(grades))))
         assert rows[0] == ["folder", *(f"step{number}" for number in range(1, 9)), "score", "max", "flags"]
         assert [row[9] for row in rows[1:]] == [str(score) for score in SCORES.values()]
         endless = rows[1 + list(SCORES).index("endless")]
@@ -603,15 +604,15 @@ class TestMeasuredFile:
     @pytest.fixture
     def lab(self, reference):
         lines = [line for line in reference["ttft.jsonl"].decode().splitlines() if line.strip()]
-        return grade.Measurement(Path("/course/ttft.jsonl"), lines, [summarize.parse_line(line) for line in lines
+        return step8.Measurement(Path("/course/ttft.jsonl"), lines, [summarize.parse_line(line) for line in lines
                                                                     if line.strip()], True)
 
     def rows(self, folder, lab, ttft_lines, measured):
         if ttft_lines is not None:
             (folder / "ttft.jsonl").write_text("\n".join(ttft_lines) + "\n")
         (folder / "measured.json").write_text(measured)
-        own, misconception, problem = grade.own_measurement(folder, {})
-        return grade.measured_rows(folder, own, (misconception, problem), lab, Live(), {})
+        own, misconception, problem = step8.own_measurement(folder, {})
+        return step8.measured_rows(folder, own, (misconception, problem), lab, Live(), {})
 
     def test_a_changed_ttft_jsonl_is_named_not_the_summary(self, tmp_path, lab):
         changed = [line.replace('"ttft_ms": ', '"ttft_ms": 1', 1) for line in lab.lines]
@@ -644,8 +645,8 @@ class TestMeasuredFile:
 
 def fake(folder):
     """A grade that costs nothing to make."""
-    report = grade.Report(Msg("step.1.title"), [Row(Msg("rule.lru.counts"), True)])
-    return grade.Grade(str(folder), grade.seed_fingerprint(0), {number: report for number in range(1, 9)}, fingerprint="")
+    report = judge.Report(Msg("step.1.title"), [Row(Msg("rule.lru.counts"), True)])
+    return batch.Grade(str(folder), batch.seed_fingerprint(0), {number: report for number in range(1, 9)}, fingerprint="")
 
 
 @pytest.fixture
@@ -661,19 +662,19 @@ def folders(tmp_path):
 class TestBatch:
     def test_the_cache_grades_a_folder_again_only_when_its_snapshot_changed(self, folders, tmp_path, monkeypatch):
         graded = []
-        monkeypatch.setattr(grade.Batch, "grade_copy",
+        monkeypatch.setattr(batch.Batch, "grade_copy",
                             lambda self, folder, copy, found: graded.append(Path(folder).name) or fake(folder))
         cache = tmp_path / "cache"
-        grade.grade_all(folders, isolation=False, cache=cache)
+        batch.grade_all(folders, isolation=False, cache=cache)
         assert sorted(graded) == ["a", "b", "c"]
-        grade.grade_all(folders, isolation=False, cache=cache)
+        batch.grade_all(folders, isolation=False, cache=cache)
         assert len(graded) == 3
         (folders[0] / "kvsim.py").write_text("# fixed\n")
         (folders[1] / "scenario.py").symlink_to("/etc/hostname")  # not copied, but it changes the grade
-        grades, _ = grade.grade_all(folders, isolation=False, cache=cache)
+        grades, _ = batch.grade_all(folders, isolation=False, cache=cache)
         assert sorted(graded[3:]) == ["a", "b"]
         assert [result.folder for result in grades] == list(map(str, folders))
-        grade.grade_all(folders, seed=1, isolation=False, cache=cache)
+        batch.grade_all(folders, seed=1, isolation=False, cache=cache)
         assert len(graded) == 8
 
     def test_ctrl_c_keeps_the_grades_so_far(self, folders, monkeypatch):
@@ -681,15 +682,15 @@ class TestBatch:
             if Path(folder).name == "b":
                 raise KeyboardInterrupt
             return fake(folder)
-        monkeypatch.setattr(grade.Batch, "grade_copy", copy_grade)
-        grades, interrupted = grade.grade_all(folders, isolation=False, jobs=1)
+        monkeypatch.setattr(batch.Batch, "grade_copy", copy_grade)
+        grades, interrupted = batch.grade_all(folders, isolation=False, jobs=1)
         assert interrupted
-        assert [result.error for result in grades] == ["", grade.INTERRUPTED, grade.INTERRUPTED]
-        assert "interrupted" in grade.table(grades).splitlines()[2]
+        assert [result.error for result in grades] == ["", batch.INTERRUPTED, batch.INTERRUPTED]
+        assert "interrupted" in gradebook.table(grades).splitlines()[2]
 
     def test_a_folder_that_cannot_be_read_is_a_row(self, folders, monkeypatch):
-        monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
-        grades, _ = grade.grade_all([folders[0], folders[0] / "kvsim.py"], isolation=False)
+        monkeypatch.setattr(batch.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
+        grades, _ = batch.grade_all([folders[0], folders[0] / "kvsim.py"], isolation=False)
         assert grades[0].score == 8 and grades[1].error.startswith("the folder cannot be read")
 
 
@@ -718,7 +719,7 @@ class TestCommand:
         folders = [tmp_path / f"f{number}" for number in range(grade.PROGRESS_FROM)]
         for folder in folders:
             folder.mkdir()
-        monkeypatch.setattr(grade.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
+        monkeypatch.setattr(batch.Batch, "grade_copy", lambda self, folder, copy, found: fake(folder))
         monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
         monkeypatch.setenv(grade.NO_ISOLATION, "1")
         assert cli.main(["grade", "--no-cache", *map(str, folders)]) is None
@@ -792,38 +793,38 @@ class TestFolderNamesAreNeverOptions:
 
 
 def test_names_that_differ_are_shown_apart():
-    assert grade.shown("twin?") != grade.shown("twin\n") and "\n" not in grade.shown("twin\n")
+    assert batch.shown("twin?") != batch.shown("twin\n") and "\n" not in batch.shown("twin\n")
 
 
 def test_a_folder_that_is_a_link_to_a_classmates_is_refused_and_flagged(tmp_path):
     (tmp_path / "alice").mkdir()
     (tmp_path / "bob").symlink_to(tmp_path / "alice")
-    result = grade.Batch(grade.Options(isolation=False)).grade(tmp_path / "bob")
+    result = batch.Batch(batch.Options(isolation=False)).grade(tmp_path / "bob")
     assert result.error and result.score == 0 and "folder-is-link" in result.flags
 
 
 def test_reports_show_a_fingerprint_of_the_hidden_cases_never_the_seed():
     result = fake("f")
-    assert grade.seed_fingerprint(5242) != grade.seed_fingerprint(5243)
-    assert "5242" not in grade.seed_fingerprint(5242) and "seed" not in result.as_dict()
+    assert batch.seed_fingerprint(5242) != batch.seed_fingerprint(5243)
+    assert "5242" not in batch.seed_fingerprint(5242) and "seed" not in result.as_dict()
 
 
 def test_a_grade_with_a_timeout_is_never_cached(tmp_path):
-    batch = grade.Batch(grade.Options(isolation=False), cache=tmp_path)
+    graded = batch.Batch(batch.Options(isolation=False), cache=tmp_path)
     result = fake("f")
     result.volatile = True
-    batch.store("entry", result)
+    graded.store("entry", result)
     assert not (tmp_path / "entry.json").exists()
     result.volatile = False
-    batch.store("entry", result)
+    graded.store("entry", result)
     assert (tmp_path / "entry.json").exists()
 
 
 def test_the_gradebook_is_written_as_folders_finish_and_whole_at_the_end(tmp_path):
-    book = grade.Gradebook(tmp_path / "grades.csv")
+    book = gradebook.Gradebook(tmp_path / "grades.csv")
     book.add(fake("a"))
     rows = list(csv.reader((tmp_path / "grades.csv.partial").open()))
-    assert rows[0] == grade.CSV_HEADER and rows[1][0] == "a"  # a crash now keeps the first folder's row
+    assert rows[0] == gradebook.CSV_HEADER and rows[1][0] == "a"  # a crash now keeps the first folder's row
     book.close([fake("a"), fake("b")])
     assert [row[0] for row in csv.reader((tmp_path / "grades.csv").open())][1:] == ["a", "b"]
     assert not (tmp_path / "grades.csv.partial").exists()
@@ -831,9 +832,9 @@ def test_the_gradebook_is_written_as_folders_finish_and_whole_at_the_end(tmp_pat
 
 def test_a_forged_missing_file_line_is_a_protocol_error(tmp_path, monkeypatch):
     (tmp_path / "kvsim.py").write_text("x = 1\n")
-    monkeypatch.setattr(grade, "run_jobs", lambda *args, **kwargs: [{"kind": "missing"}])
+    monkeypatch.setattr(judge, "run_jobs", lambda *args, **kwargs: [{"kind": "missing"}])
     kinds = set()
-    execute = grade.Batch(grade.Options(isolation=False)).executor(tmp_path, None, kinds)
+    execute = batch.Batch(batch.Options(isolation=False)).executor(tmp_path, None, kinds)
     assert execute([{"kind": "ops", "module": "kvsim", "ops": []}], {}) == [{"kind": "protocol"}]
     assert kinds == {"protocol"}
 
@@ -850,7 +851,7 @@ class TestFairScoring:
     def test_a_one_bug_kvsim_loses_only_steps_1_and_5(self, reference, tmp_path):
         from planted import BY_NAME, planted_text
         folder = build(tmp_path, "fifo", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"])})
-        result = grade.Batch(grade.Options(seed=3, isolation=False)).grade(folder)
+        result = batch.Batch(batch.Options(seed=3, isolation=False)).grade(folder)
         assert [number for number, report in result.steps.items() if not report.passed] == [1, 5], str(result)
         assert result.steps[2].note.id == "grade.on-reference-kvsim"
 
@@ -862,7 +863,7 @@ class TestFairScoring:
                 "'kvsim.py')).read()[-400:])\n")
         folder = build(tmp_path, "leak", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"]),
                                                      "scenario.py": lambda text: text.replace(*leak)})
-        result = grade.Batch(grade.Options(seed=3, isolation=False)).grade(folder)
+        result = batch.Batch(batch.Options(seed=3, isolation=False)).grade(folder)
         text = outputs([result])
         for piece in ("move_to_end(key)  # forgetting this", "popitem(last=False)", "_used -= evicted"):
             assert piece not in text
@@ -880,11 +881,11 @@ class TestLayouts:
             result = fake(folder)
             result.flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
             return result
-        monkeypatch.setattr(grade.Batch, "grade_copy", grade_copy)
+        monkeypatch.setattr(batch.Batch, "grade_copy", grade_copy)
         return seen
 
     def graded(self, folder):
-        return grade.Batch(grade.Options(isolation=False)).grade(folder)
+        return batch.Batch(batch.Options(isolation=False)).grade(folder)
 
     def test_files_one_folder_down_are_graded_and_flagged(self, tmp_path, copied):
         (tmp_path / "h" / "my-lab").mkdir(parents=True)
@@ -930,7 +931,7 @@ class TestLayouts:
                                                       ("MOST_ZIP_ENTRIES", 3, "too many entries")])
     def test_a_zip_over_its_bounds_is_not_graded(self, tmp_path, copied, monkeypatch, bound, value, detail):
         import zipfile
-        monkeypatch.setattr(grade, bound, value)
+        monkeypatch.setattr(layout, bound, value)
         archive = tmp_path / "bomb.zip"
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as package:
             for number in range(5):
@@ -977,12 +978,12 @@ def test_the_graders_ast_work_is_never_in_two_threads_at_once(tmp_path, monkeypa
             with count:
                 inside[0] -= 1
     monkeypatch.setattr(ast, "parse", slow_parse)
-    for name in grade.SCRIPTS:  # new texts (a comment of their own): the grader remembers what it parsed
+    for name in judge.SCRIPTS:  # new texts (a comment of their own): the grader remembers what it parsed
         (tmp_path / name).write_bytes((KVLAB / name).read_bytes() + f"\n# {uuid.uuid4().hex}\n".encode())
 
     def work(_):
-        grade.script_texts(tmp_path)
-        return grade.imports(tmp_path)
+        scripts.script_texts(tmp_path)
+        return scripts.imports(tmp_path)
     with ThreadPoolExecutor(4) as pool:
         found = list(pool.map(work, range(8)))
     assert found[0]["scenario"] >= {"kvsim"} and all(each == found[0] for each in found)

@@ -12,7 +12,7 @@ makes /autograder/source and /autograder/venv readable by root only: Gradescope 
 code in the same container, and the reference scripts and the course's secret are in there.
 
 run_autograder grades /autograder/submission (its top, one folder down, or the student edition's
-kvlab/ tree: kvlab.instructor.grade.locate) with the course file and writes
+kvlab/ tree: kvlab.instructor.layout.locate) with the course file and writes
 /autograder/results/results.json: one test per step, its points as the course gives them (partial
 credit included; no late policy: Gradescope applies its own), and as output the step's failing rules
 with their hints. A hidden rule's row carries no case (kvlab.check.labsteps.redact), so every test is
@@ -229,8 +229,8 @@ class Unprivileged:
 
 def step_output(report):
     """A step's failing rules and their hints, as the feedback renders them (no hidden case is in a row)."""
-    from ..check.report import printable
     from ..i18n import t
+    from .judge import printable
     lines = []
     for row in report.failures:
         lines.append(t("course.rule-line", rule=printable(row.rule, 1000)) +
@@ -242,8 +242,8 @@ def step_output(report):
 
 def results(course, result):
     """The Gradescope results.json document for one Grade."""
-    from ..check.labsteps import TITLES
     from ..i18n import t
+    from .judge import TITLES
     from . import course as courses
     score = courses.score(course, result)
     tests = []
@@ -264,7 +264,7 @@ def results(course, result):
 
 def grade_submission(source, submission, results_path):
     """Grade `submission` with the bundle in `source`; write results.json; the document."""
-    from . import course as courses, grade, sandbox
+    from . import batch as batches, course as courses, grade, sandbox
     source = Path(source)
     manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
     if manifest.get("ttft_stand_in"):
@@ -273,7 +273,7 @@ def grade_submission(source, submission, results_path):
     else:  # the course's measurement, bundled beside it
         course = courses.load(source / COURSE_NAME, measurement=source / TTFT_NAME)
     isolation = os.environ.get(grade.NO_ISOLATION) != "1" and sandbox.available()[0]
-    batch = grade.Batch(grade.Options(course.seed, grade.DEFAULT_TIMEOUT, isolation, course.fingerprint),
+    batch = batches.Batch(batches.Options(course.seed, batches.DEFAULT_TIMEOUT, isolation, course.fingerprint),
                         course=course)
     if not isolation:
         batch.backend = Unprivileged()

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from .. import steps as lab_table
 from ..errors import UserError
+from .judge import default_points, step_points
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,7 +52,6 @@ else:  # pragma: no cover (3.10)
 
 KEYS = {"secret", "due", "late_penalty_per_day", "max_late_days", "partial_credit", "points", "roster", "name",
         "measurement", "measurement_sha256"}
-OTHER_ROW = 1          # the weight of a row that is none of the step's rules (imports, an artifact file, ttft.jsonl)
 DAY = 86400.0
 
 
@@ -85,12 +85,6 @@ class Course:
 
     def student(self, folder):
         return self.roster.get(Path(folder).name, "")
-
-
-def default_points():
-    """{step: its rules' points summed} and {rule id: its points}, from kvlab/steps.py."""
-    rules = {spec.id: spec.points for step in lab_table.STEPS.values() for spec in step.rules}
-    return {number: sum(spec.points for spec in step.rules) for number, step in lab_table.STEPS.items()}, rules
 
 
 def sha256(path):
@@ -278,32 +272,11 @@ def load(path, measurement=None):
 
 # --- scores ---------------------------------------------------------------------------------------------
 
-def step_points(course, number, report):
-    """The points a step earns: all of them if it passed; else, with partial credit, its points times the
-    weights of its rows that held over the weights of its rows that were judged (a rule's weight from the
-    course, a row that is none of the step's rules (imports, an artifact file, ttft.jsonl) weighs 1; a
-    skipped row counts for neither). Rounded to 2 decimals."""
-    worth = course.step_points[number]
-    if report.passed:
-        return round(float(worth), 2)
-    if not course.partial:
-        return 0.0
-    step_rules = {spec.id for spec in lab_table.STEPS[number].rules}
-    held = judged = 0.0
-    for row in report.rows:
-        if row.skipped:
-            continue
-        weight = course.rule_points[row.rule_id] if row.rule_id in step_rules else OTHER_ROW
-        judged += weight
-        held += weight if row.ok else 0
-    return round(worth * held / judged, 2) if judged else 0.0
-
-
 def newest_mtime(folder):
     """The newest modification time of a regular file where the grader takes the hand-in's files (the top of
-    `folder`, or the folders of a wrong layout: kvlab.instructor.grade.locate), links not followed; a .zip
+    `folder`, or the folders of a wrong layout: kvlab.instructor.layout.locate), links not followed; a .zip
     hand-in's own time; or None."""
-    from .grade import locate
+    from .layout import locate
     folder, newest = Path(folder), None
     try:
         if folder.is_file() and not folder.is_symlink():

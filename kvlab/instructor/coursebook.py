@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 from .. import files
-from ..check.labsteps import TITLES
-from ..check.report import printable
 from ..i18n import t
 from . import course as courses
+from .gradebook import cell
+from .judge import TITLES, printable
 
 SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -39,7 +39,6 @@ CSV_HEADER = ["student_id", "folder", *(f"step{number}" for number in TITLES), "
 
 def csv_text(course, grades, header=True):
     """The course gradebook: one row per student, step points, the total after the late penalty, flags as codes."""
-    from .grade import cell
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if header:

@@ -34,7 +34,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import lab, paths
-from . import steps as lab_table
+from . import lab as lab_table
 from .check.driver import within
 from .i18n import t
 

@@ -9,11 +9,17 @@ process. Nothing the student's code does makes this raise.
 from . import run
 
 
-def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, files=None, transform=None):
+def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, files=None, transform=None, kinds=None):
     """Run `generator` to its end, its Requests on the code in `folder`; its return value.
 
-    `transform(jobs, request) -> jobs` may change a Request's jobs before they are sent (stand-ins).
+    `transform(jobs, request) -> jobs` may change a Request's jobs before they are sent (stand-ins);
+    `kinds`, a set, gets the kind of every outcome (a timeout may be the machine's: the grade is not cached).
     """
+    def noted(outcomes):
+        if kinds is not None:
+            kinds.update(outcome.get("kind") for outcome in outcomes)
+        return outcomes
+
     try:
         request = next(generator)
     except StopIteration as stop:
@@ -32,7 +38,7 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
             outcomes = [outcome if outcome is not None else run.failed(job, "protocol")
                         for outcome, job in zip(outcomes, current)]
             try:
-                state["request"] = generator.send(outcomes)
+                state["request"] = generator.send(noted(outcomes))
                 while not jobs_of(state["request"]):  # nothing to run: answered at once
                     state["request"] = generator.send([])
             except StopIteration as stop:
@@ -54,7 +60,7 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
         current = jobs_of(state["request"])
         tail = outcomes[len(outcomes) - len(current):]  # the process stopped on this Request
         try:
-            request = generator.send(tail)
+            request = generator.send(noted(tail))
         except StopIteration as stop:
             return stop.value
 

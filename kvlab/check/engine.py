@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from ..i18n import Msg
-from ..lab.base import PUBLIC_SEED, first_difference, rng_for, same
+from ..lab.base import FILES, PUBLIC_SEED, first_difference, rng_for, same
+from ..lab.commands import stub_stop
 from ..lab.outcomes import ENDED
 
 SHRINK_ROUNDS = 25       # rounds of making a case smaller (each one list of candidates in the student's process)
@@ -58,6 +59,8 @@ class Result:
     absent: dict = None        # the step's code is not there: {"stop": ...} (a stub not written, no file, ...)
     shown: str = ""            # the rule whose case (and misconception) the report shows
     excused: object = None     # a later step whose mistake this step's failures come from (paid there)
+    quiet: bool = False        # judged beside the reference: nothing the student's code gave is shown
+    others: list = field(default_factory=list)  # other steps' misconceptions that do what the code did here
 
     @property
     def passed(self):
@@ -172,8 +175,10 @@ class StepJudge:
 
     def absent(self, case, got):
         """A stop that says the step's code is not there: its stub not written, its file or name missing."""
-        if case["kind"] not in self.required_kinds() or case["kind"] in ("artifact", "ttft"):
-            return None  # an optional function's stub, or a missing file: a rule's failure, not missing code
+        if case["kind"] in FILES:  # a saved file: its step's code is the command that makes it
+            return stub_stop(got) if case["kind"] == "artifact" else None
+        if case["kind"] not in self.required_kinds():
+            return None  # an optional function's stub: a rule's failure, not missing code
         module = self.step.module
         if hasattr(module, "absent"):
             found = module.absent(case, got)
@@ -257,29 +262,32 @@ class StepJudge:
         return result
 
     def explained(self, case, got):
-        """The misconceptions whose planted bug does what the student's code did on `case`: this step's, or a
-        later step's written in the same file (an earlier step's code passes, or it would be held back)."""
-        found = self.expect.explains(self.step, case, got, self.optional())
+        """The misconceptions whose planted bug does what the student's code did on `case`: this step's, and the
+        other steps' written in the same file (one of those may be the cause: that step then pays for it)."""
+        return self.expect.explains(self.step, case, got, self.optional())
+
+    def mine(self, names):
         if self.owner is None:
-            return found
-        mine = self.step.number
-        return [name for name in found if (self.owner(self.step.file, name) or mine) == mine
-                or str(self.owner(self.step.file, name)) > str(mine)]
+            return list(names)
+        return [name for name in names if self.owner(self.step.file, name) in (None, self.step.number)]
 
     def classify(self, case, got):
-        """The misconception whose planted bug did exactly what the student's code did on `case` (else "")."""
+        """The misconception whose planted bug did exactly what the student's code did on `case` (else "").
+        Another step's misconceptions that do are kept in result.others: if that step fails, it pays."""
         found = self.explained(case, got)
-        if not found and hasattr(self.step.module, "explain"):
+        mine = self.mine(found)
+        self.result.others = [name for name in found if name not in mine]
+        if not mine and hasattr(self.step.module, "explain"):
             return self.step.module.explain(case, got) or ""
-        if len(found) <= 1:
-            return found[0] if found else ""
-        score = {name: 0 for name in found}  # several do the same here: the one that also does the same elsewhere
-        for other, seen_obs in self.failing_cases[:60]:
+        if len(mine) <= 1:
+            return mine[0] if mine else ""
+        score = {name: 0 for name in mine}  # several do the same here: the one that also does the same elsewhere
+        for other, seen_obs in self.failing_cases[:30]:
             for name in self.explained(other, seen_obs):
                 if name in score:
                     score[name] += 1
         best = max(score.values())
-        chosen = [name for name in found if score[name] == best]
+        chosen = [name for name in mine if score[name] == best]
         return chosen[0] if len(chosen) == 1 else ""  # still alike everywhere: no guess, the case alone
 
 
@@ -312,8 +320,10 @@ def excuse(results, steps, owner):
     and that step fails too) is not charged for it: the mistake is the later step's, paid there."""
     for step in steps:
         result = results[step.number]
-        later = owner(step.file, result.misconception) if result.misconception else None
-        if later is None or later == step.number or later not in results or results[later].passed:
+        causes = [owner(step.file, name) for name in result.others]
+        later = next((number for number in causes if number in results and number != step.number
+                      and not results[number].passed), None)
+        if later is None or result.passed:
             continue
         for verdict in result.verdicts:
             if not verdict.ok and verdict.applies:

@@ -131,7 +131,8 @@ def hold_after_earlier(reports, replaced=()):
         return report is not None and not report.passed
     for number, step in lab.STEPS.items():
         cause = next((earlier for earlier in step.runs_on if earlier not in replaced and failing(earlier)), None)
-        if cause and number in reports and not reports[number].passed:
+        written = number in reports and "not-written" not in reports[number].misconceptions  # a stub names itself
+        if cause and written and not reports[number].passed:
             reports[number] = reports[number].held_back(Msg("check.held-by-step", step=cause, file=lab.STEPS[cause].file))
     return reports
 

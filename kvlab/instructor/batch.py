@@ -28,10 +28,10 @@ from .. import summarize
 from ..errors import visible
 from ..i18n import Msg, t
 from . import judge, sandbox
-from .judge import ARTIFACT_STEP, HIDDEN, PROCESSES, SCRIPTS, TITLES, Report, Row, hold_back
+from .judge import ARTIFACT_STEP, PROCESSES, SCRIPTS, TITLES, Report
 from .layout import LayoutError, take
-from .measured import lab_measurement, measured_rows, own_measurement
-from .oracle import Recording, Reference
+from .measured import lab_measurement, own_records
+from .reference import Reference
 from .scripts import causes, explain, fingerprint, reference_scripts, refusals, script_texts
 
 DEFAULT_TIMEOUT = 1.0     # CPU seconds a student's run may take (its cgroup's clock): a correct lab script takes milliseconds
@@ -39,8 +39,6 @@ CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's 
 INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
 MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once (each runs one sandboxed process at a time)
 VOLATILE = {"timeout", "killed", "protocol", "not-run"}  # what a busy or broken machine can cause: never cached
-PREPARED = 8              # sets of Runs kept by a batch (one per measured file seen: the lab's, and students' own)
-ENDS_PROCESS = {"timeout", "flood", "killed", "protocol"}  # raw outcome kinds after which a process runs nothing
 
 
 @dataclass
@@ -107,19 +105,6 @@ def seed_fingerprint(seed):
     return hashlib.sha256(f"kvlab-hidden-cases|{seed}".encode()).hexdigest()[:10]
 
 
-def _stopped_at(outcomes, places):
-    """Where in its Run (`places`: each outcome's place there) the job that ended the process is (infinity:
-    none did): a timeout, a flood, a kill or a protocol break, or the job before one not run. The jobs
-    after it in the Run would not have run in a process of its own."""
-    for number, outcome in enumerate(outcomes):
-        kind = outcome.get("kind")
-        if kind in ENDS_PROCESS:
-            return places[number]
-        if kind == "not-run" and number:
-            return places[number - 1]
-    return float("inf")
-
-
 
 @dataclass(frozen=True)
 class Options:
@@ -142,10 +127,9 @@ class Batch:
         self.lab = lab_measurement(course)
         self.in_course = course is not None
         self.reference = reference_scripts()
-        self.oracle = Recording(Reference())
+        self.expect = Reference()
         self.source = source_digest(options.isolation, self.lab.path) if cache else ""
         self.stop = threading.Event()
-        self.prepared, self.lock = {}, threading.Lock()  # runs(): {measured lines: the Runs}
         self.backend = None  # without isolation: run_jobs' backend (None: a plain child; the autograder's own)
 
     def grade(self, folder):
@@ -185,189 +169,43 @@ class Batch:
             return self.failed(folder, f"grader error: {type(error).__name__}")
 
     def grade_copy(self, folder, copy, found):
-        """Grade a snapshot: run the student's code, judge it, and the artifacts, and flag what is odd."""
+        """Grade a snapshot: run the student's code, judge it and its saved files, and flag what is odd."""
         refused = refusals(found)
-        own, misconception, problem = own_measurement(copy, refused)
+        texts = self.texts(copy, refused)
         isolation = self.options.isolation
         kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
         with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all runs
             backend = sandbox.Bubblewrap(budget=budget) if isolation else self.backend  # each takes a free slot
-            plan = judge.Plan(execute=self.executor(copy, backend, kinds), oracle=self.oracle,
-                                 seed=self.options.seed, lab_lines=(own or self.lab).lines)
-            reports, replaced = self.run_steps(copy, backend, kinds, plan)
-        reports = {number: reports[number] for number in TITLES}  # the code; the files come next
-        extra = judge.artifact_rows(copy, self.oracle, plan.lab_lines)
-        for name, number in ARTIFACT_STEP.items():
-            if name in refused and name != "measured.json":
-                extra[number] = [Row(Msg("rule.artifact", file=name), False, "missing-file",
-                                     Msg("seen.refused", files=Msg("seen.file-is", file=name, why=refused[name])))]
-        extra[8] = measured_rows(copy, own, (misconception, problem), self.lab, self.oracle, refused)
-        for number, rows in extra.items():
-            report = reports[number]
-            reports[number] = Report(report.title, hold_back(report.rows + rows), report.note)
-        reports = judge.hold_after_earlier(reports, replaced)
+            if self.stop.is_set():
+                raise Interrupted()
+            results, replaced = judge.grade_steps(copy, backend, self.expect, seed=self.options.seed, texts=texts,
+                                                  timeout=self.options.timeout, kinds=kinds)
+        reports = judge.reports(results, replaced)
         if not self.lab.real:  # no course measurement: say that step 8 compared nothing with one
-            reports[8].note = (Msg("grade.ttft-not-compared-course") if self.in_course
-                               else Msg("grade.ttft-not-compared", path=str(self.lab.path)))
+            number = ARTIFACT_STEP["measured.json"]
+            reports[number].note = (Msg("grade.ttft-not-compared-course") if self.in_course
+                                    else Msg("grade.ttft-not-compared", path=str(self.lab.path)))
         for number, cause in causes(copy, found).items():
             if not reports[number].passed:
                 reports[number] = explain(reports[number], cause)
-        texts = script_texts(copy)
+        scripts = script_texts(copy)
         flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
-        if self.lab.real and own is not None and own.records != self.lab.records:
+        own = texts.get("ttft.jsonl")
+        if self.lab.real and own is not None and own_records(own) != self.lab.records:
             flags["ttft-changed"] = "ttft.jsonl"
-        same = [name for name in SCRIPTS if texts[name] is not None and texts[name] == self.reference[name]]
+        same = [name for name in SCRIPTS if scripts[name] is not None and scripts[name] == self.reference[name]]
         if same:
             flags["identical-to-reference"] = ", ".join(same)
         return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
-                     fingerprint=fingerprint(texts), volatile=bool(kinds & VOLATILE))
+                     fingerprint=fingerprint(scripts), volatile=bool(kinds & VOLATILE))
 
-    def runs(self, plan):
-        """A hand-in's three Runs in the order they share a process: summarize.py, kvsim.py's classes, then
-        scenario.py (which may turn out not to be wanted). The same for every hand-in of the batch with the
-        same measured file, so built once for each (their judges keep no state)."""
-        key = tuple(plan.lab_lines or ())
-        with self.lock:
-            runs = self.prepared.get(key)
-            if runs is None:
-                if len(self.prepared) >= PREPARED:
-                    self.prepared.clear()
-                runs = self.prepared[key] = judge.runs(plan)
-        return runs
-
-    def scenario_steps(self, copy, backend, kinds, plan, reports, own):
-        """Add the scenario steps to `reports` (which has the kvsim steps); the steps replaced: (1, 5) or ().
-
-        own() gives the scenario steps' reports on the student's own kvsim.py. Fair scoring: when the
-        student's kvsim.py fails (step 1 or 5), scenario.py is graded on the reference kvsim.py instead,
-        so that one kvsim.py bug costs only steps 1 and 5 (what scenario.py did on the failing kvsim.py
-        in the shared process is thrown away unjudged). The reference is then beside the student's code,
-        which could read and print it: nothing of that run but each rule's verdict and hint reaches the
-        report (no value, no text it printed)."""
-        kvsim_steps = PROCESSES["kvsim"]
-        scenario_steps = PROCESSES["scenario"]
-        if self.on_own_kvsim(copy, reports):
-            reports.update(own())
-            return ()
-        with tempfile.TemporaryDirectory(prefix="kvlab-grade-reference-", dir=sandbox.scratch_dir()) as scratch:
-            other = Path(scratch)
-            for path in Path(copy).iterdir():
-                if path.is_file():
-                    shutil.copyfile(path, other / path.name)
-            shutil.copyfile(Path(__file__).resolve().parent.parent / "kvsim.py", other / "kvsim.py")
-            again = judge.Plan(execute=self.executor(other, backend, kinds), oracle=plan.oracle, seed=plan.seed,
-                                  lab_lines=plan.lab_lines)
-            fresh = judge.steps_of(again, scenario_steps)
-        note = Msg("grade.on-reference-kvsim")
-        for number in scenario_steps:
-            rows = [row._replace(seen=None) for row in fresh[number].rows]  # the verdicts only: no echo
-            reports[number] = Report(fresh[number].title, rows, note)
-        return kvsim_steps
-
-    def run_steps(self, copy, backend, kinds, plan):
-        """({step: Report} of the student's code, the steps replaced by the reference's: scenario_steps()).
-
-        One process of the student's code runs what three would: the public rules of summarize.py,
-        kvsim.py's classes and scenario.py, then their hidden rules (run_together: the code of one part
-        never sees the jobs or files of a later one, so no public run can see, and print into a report, a
-        hidden case). summarize.py comes first: a kvsim.py that forges the rest of the results cannot
-        reach it. scenario.py's parts are sent only while kvsim.py passes (else they are graded on the
-        reference's kvsim.py). A part the process did not give as a process of its own would (it stopped
-        before, or broke its protocol) runs alone, as do the later ones that are wanted."""
-        runs = self.runs(plan)
-        keys = [(name, hidden) for hidden in (False, True) for name in runs]
-        judged = {}  # {name: (outcomes, reports)}: each Run is judged once for the same outcomes
-
-        def reports_of(name, public, hidden, noted=kinds):
-            outcomes = runs[name].joined(public, hidden)
-            if name in judged and judged[name][0] == outcomes:
-                return judged[name][1]
-            reports = judge.reports(runs[name], self.taken(copy, noted, outcomes))
-            if noted is kinds:
-                judged[name] = (outcomes, reports)
-            return reports
-
-        def wanted(index, outcomes_of):  # scenario.py's parts, only while kvsim.py is graded as the student's own
-            name, hidden = keys[index]
-            if name != "scenario":
-                return True
-            public = outcomes_of(keys.index(("kvsim", False)))
-            if public is None:
-                return False
-            if not hidden:  # its hidden rules not run yet: do its public rules pass?
-                missing = [judge.failed(job, "not-run") for job in runs["kvsim"].part(True)[0]]
-                found = reports_of("kvsim", public, missing, noted=set())
-                return all(row.ok for report in found.values() for row in report.rows if row.rule_id not in HIDDEN)
-            secret = outcomes_of(keys.index(("kvsim", True)))
-            return secret is not None and self.on_own_kvsim(copy, reports_of("kvsim", public, secret))
-
-        ahead = dict(zip(keys, self.together(copy, backend, [runs[name].part(hidden) for name, hidden in keys],
-                                             wanted)))
-        execute = self.executor(copy, backend, kinds, raw=True)
-
-        def own(name):
-            """The Run's reports, its outcomes as one process of its own would give them: after the first
-            job that stopped the process (in the Run's order), every job is not run."""
-            run = runs[name]
-            parts = {hidden: run.part(hidden) for hidden in (False, True)}  # (jobs, files)
-            places = {hidden: run.places(hidden) for hidden in (False, True)}
-            public = ahead[name, False]
-            if public is None:
-                public = execute(*parts[False]) if parts[False][0] else []
-            stop = _stopped_at(public, places[False])
-            hidden = ahead[name, True]
-            if hidden is None:  # only those before the stop: the others would not have run
-                jobs, files = parts[True]
-                before = [job for job, place in zip(jobs, places[True]) if place < stop]
-                hidden = execute(before, files) if before else []
-            stop = min(stop, _stopped_at(hidden, places[True]))
-            hidden = hidden + [judge.failed(job, "not-run") for job in parts[True][0][len(hidden):]]
-            public, hidden = ([outcome if place <= stop else judge.failed(job, "not-run")
-                               for outcome, place, job in zip(found, places[flag], parts[flag][0])]
-                              for flag, found in ((False, public), (True, hidden)))
-            return reports_of(name, public, hidden)
-        reports = {**own("summarize"), **own("kvsim")}
-        return reports, self.scenario_steps(copy, backend, kinds, plan, reports, lambda: own("scenario"))
-
-    @staticmethod
-    def on_own_kvsim(copy, reports):
-        """Is scenario.py graded on the student's own kvsim.py? Yes when it passes steps 1 and 5 (or
-        there is no scenario.py to grade)."""
-        return (all(reports[number].passed for number in PROCESSES["kvsim"])
-                or not (Path(copy) / "scenario.py").is_file())
-
-    def executor(self, copy, backend, kinds, raw=False):
-        """execute(jobs, files) for the Plan: one process of the student's code, unless the batch stopped.
-        `raw`: its outcomes as they came (to be read through taken() later)."""
-        def execute(jobs, files):
-            if self.stop.is_set():
-                raise Interrupted()
-            outcomes = judge.run_jobs(copy, jobs, files=files, timeout=self.options.timeout, backend=backend)
-            return outcomes if raw else self.taken(copy, kinds, outcomes)(jobs, files)
-        return execute
-
-    def together(self, copy, backend, groups, wanted):
-        """The raw outcomes of each (jobs, files) group from one shared process of the student's code
-        (run_together, which asks wanted()), or None: not run there as a process of its own would run it."""
-        if self.stop.is_set():
-            raise Interrupted()
-        return judge.run_together(copy, groups, timeout=self.options.timeout, backend=backend, wanted=wanted)
-
-    @staticmethod
-    def taken(copy, kinds, outcomes):
-        """An execute(jobs, files) that gives `outcomes` as the grader reads them, and notes their kinds.
-
-        A run that says a file is missing when the grader put it there forged that line: a protocol error.
-        """
-        def execute(jobs, files):
-            taken = list(outcomes)
-            for number, (job, outcome) in enumerate(zip(jobs, taken)):
-                staged = job.get("script") or f"{job.get('module')}.py"
-                if outcome.get("kind") == "missing" and (Path(copy) / staged).is_file():
-                    taken[number] = {**outcome, "kind": "protocol"}
-                kinds.add(taken[number].get("kind"))
-            return taken
-        return execute
+    def texts(self, copy, refused):
+        """{file name: text, or None if missing or refused} of the snapshot's saved files, and "$lab": the
+        measured file it is compared with (the course's)."""
+        texts = {name: None if name in refused else judge.read_text(Path(copy) / name)
+                 for name in (*ARTIFACT_STEP, "ttft.jsonl")}
+        texts["$lab"] = "\n".join(self.lab.lines) + "\n"
+        return texts
 
     def failed(self, folder, why):
         """The row of a folder that could not be graded: it still gets its line in the table."""

@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import steps as lab_table
+from .. import lab as lab_table
 from ..errors import UserError
 from .judge import default_points, step_points
 

@@ -1,16 +1,15 @@
-"""Step 8's files: the measured file hand-ins are compared with (the course's, or the lab's), a hand-in's
-own ttft.jsonl, and the rows that say which of ttft.jsonl and measured.json is wrong.
+"""Step 8's measured file: the one hand-ins are compared with (the course's, or the lab's).
+
+A hand-in's own ttft.jsonl and measured.json are judged by step 8's module (kvlab/lab/step8_summarize.py):
+ttft.jsonl must hold the records of this measured file, measured.json what the hand-in's summarize.py
+writes for its ttft.jsonl.
 """
+import json
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import paths, summarize
 from ..errors import UserError
-from ..i18n import Msg
-from .judge import Row, Wrong, file_row, measured_judge, read_text
-
-MEASURED_RULE = Msg("rule.artifact", file="measured.json")
-TTFT_RULE = Msg("rule.ttft-unchanged")
 
 
 class Measurement(NamedTuple):
@@ -19,7 +18,6 @@ class Measurement(NamedTuple):
     lines: list
     records: list
     real: bool
-
 
 
 def lab_measurement(course=None):
@@ -42,53 +40,13 @@ def lab_measurement(course=None):
     return Measurement(path, lines, records, compared)
 
 
-def own_measurement(copy, refused):
-    """(the snapshot's ttft.jsonl as a Measurement, None, "") or (None, misconception, what is wrong with it)."""
-    path = Path(copy) / "ttft.jsonl"
-    if "ttft.jsonl" in refused:
-        return None, "missing-file", Msg("seen.ttft-refused", why=refused["ttft.jsonl"])
-    if not path.is_file():
-        return None, "missing-file", Msg("seen.no-ttft")
-    try:
-        records = summarize.read_records(path)
-    except summarize.InputError as error:
-        reason = str(error).replace(str(path), "ttft.jsonl")
-        return None, "ttft-changed", Msg("seen.ttft-unreadable", reason=reason)
-    return Measurement(path, paths.measured_lines(path), records, True), None, ""
-
-
-def measured_rows(copy, own, trouble, lab, oracle, refused):
-    """Step 8's rows about ttft.jsonl and measured.json, each naming the file that is wrong.
-
-    `trouble` is (misconception, what is wrong) when the folder's own ttft.jsonl cannot be used.
-    """
-    def measured(judge):
-        if "measured.json" in refused:
-            return Row(MEASURED_RULE, False, "missing-file",
-                       Msg("seen.refused", files=Msg("seen.file-is", file="measured.json", why=refused["measured.json"])))
-        return file_row("artifact.measured.json", MEASURED_RULE, read_text(Path(copy) / "measured.json"),
-                        judge, where="the hand-in")
-
-    if own is None:  # the lab's file stands in for the hand-in's
-        misconception, problem = trouble
-        instead = Msg("seen.ttft-instead", problem=problem, path=str(lab.path))
-        return [Row(TTFT_RULE, False, misconception, instead),
-                measured(measured_judge(lab.lines, oracle))]
-
-    def judge(text):
-        try:
-            measured_judge(own.lines, oracle)(text)
-        except Wrong as wrong:
-            if own.records == lab.records:
-                raise
+def own_records(text):
+    """The records of a hand-in's ttft.jsonl text (a byte order mark and blank lines ignored); None if unreadable."""
+    found = []
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.strip():
             try:
-                measured_judge(lab.lines, oracle)(text)
-            except Wrong:
-                raise wrong from None  # it summarizes neither file: the summary itself is wrong
-            if lab.real:
-                raise Wrong("ttft-changed", Msg("seen.ttft-changed", path=str(lab.path))) from None
-            raise Wrong("measured-other-file", Msg("seen.measured-other", path=str(lab.path))) from None
-    rows = [measured(judge)]
-    if lab.real and own.records != lab.records:
-        rows.append(Row(TTFT_RULE, False, "ttft-changed", Msg("seen.ttft-differs", path=str(lab.path))))
-    return rows
+                found.append(json.loads(line))
+            except ValueError:
+                return None
+    return found

@@ -2,7 +2,8 @@
 
 The student's files lose their solution regions (each becomes a stub naming its step), the notebooks
 lose their answers, their instructor cells and their outputs, and the public checks get their
-answers as keyed digests (kvlab/check/digests.json, recorded from the reference). kvlab/instructor/,
+expectations of their public cases (kvlab/check/expected.json, computed with the reference: what the lab's
+rules give on small generated cases, and digests of what each planted mistake gives). kvlab/instructor/,
 tests/ and fixtures/make_ttft.py stay here. The edition is built next to OUT and moved there only
 once it is whole and holds no solution line, so a failed release leaves OUT as it was.
 """
@@ -13,7 +14,6 @@ import os
 import re
 import shutil
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -263,12 +263,12 @@ def all_solution_lines(repo=REPO):
 
 
 def _package_files(package=PACKAGE):
-    """The kvlab/ files the edition gets: all but kvlab/instructor/, caches and a stale digests.json."""
+    """The kvlab/ files the edition gets: all but kvlab/instructor/, caches and a stale expected.json."""
     for path in sorted(package.rglob("*")):
         relative = path.relative_to(package)
         if (not path.is_file() or relative.parts[0] == "instructor" or path.suffix == ".pyc"
                 or SKIPPED & set(relative.parts) or any(part.startswith(".") for part in relative.parts)
-                or relative.as_posix() in ("check/digests.json", "locale/DEFAULT")):
+                or relative.as_posix() in ("check/expected.json", "check/digests.json", "locale/DEFAULT")):
             continue
         yield relative
 
@@ -351,80 +351,45 @@ def _copy_templates(out, lang=SOURCE):
                 _write(out / name, path.read_bytes())
 
 
-@contextmanager
-def _measurement(path):
-    """Within the block, the lab reads `path` as its measured file ($KVLAB_TTFT), as the checks do."""
-    before = os.environ.get("KVLAB_TTFT")
-    os.environ["KVLAB_TTFT"] = str(path)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("KVLAB_TTFT", None)
-        else:
-            os.environ["KVLAB_TTFT"] = before
-
-
-def measurements():
-    """The measured files the edition's checks may read: the stand-in, the course machine's, $KVLAB_TTFT's."""
-    found = [paths.STAND_IN_TTFT]
-    for path in (paths.COURSE_TTFT, paths.ttft_source()):
-        if path.is_file() and path.resolve() not in {known.resolve() for known in found}:
-            found.append(path)
-    return found
-
-
-_EXPECTED = {}  # the answers, by what they are computed from: building three editions asks once
+_EXPECTED = {}  # the stored expectations, by what they are computed from: building three editions asks once
 
 
 def expectations(reference=PACKAGE):
-    """{question key: answer} for every question the public checks ask, answered by the reference.
+    """{"want", "signs"}: what the student edition stores for its public cases (kvlab/check/expected.json).
 
-    Runs each public check on the reference files (and on the reference's six artifacts, so that the
-    artifact judges ask theirs too), for each measured file. Every check must pass: a reference that
-    fails its own public check would ship wrong digests. Remembered for the same reference files and
-    measured files (their bytes), so that an edition in each language costs one run of the checks.
+    The reference must pass its own public check first (on its files and the artifacts it writes): a
+    reference that fails would ship wrong expectations. Remembered for the same reference files (their
+    bytes), so that an edition in each language costs one computation.
     """
     import hashlib
-    sources = [*sorted(Path(reference).glob("*.py")), *measurements()]
+    sources = [*sorted(Path(reference).glob("*.py")), *sorted((Path(reference) / "lab").glob("*.py"))]
     key = tuple((str(path), hashlib.sha256(path.read_bytes()).hexdigest()) for path in sources)
     if key not in _EXPECTED:
         _EXPECTED[key] = _expectations(reference)
-    return dict(_EXPECTED[key])
+    return _EXPECTED[key]
 
 
 def _expectations(reference):
-    from .. import check
+    from .. import check, lab
     from . import artifacts
-    from .oracle import Recording, Reference
+    from .reference import Reference, stored
 
-    recording = Recording(Reference())
-    reports = []
-    for ttft in measurements():
-        with tempfile.TemporaryDirectory(prefix="kvlab-release-") as folder, _measurement(ttft):
-            artifacts.write_files(folder, artifacts.planned(ttft))
-            reports += [(f"step {number} (on {ttft})", report) for number, report in
-                        check.steps(folder=reference, artifacts=folder, oracle=recording).items()]
-            reports += [("summarize_function", check.summarize_function(folder=reference, oracle=recording))]
-    policies = reference / "policies.py"
-    if policies.exists() and "class MRUCache" in policies.read_text(encoding="utf-8"):
-        reports.append(("mru_cache", check.mru_cache(folder=reference, oracle=recording)))
-    for name, report in reports:
+    expect = Reference()
+    with tempfile.TemporaryDirectory(prefix="kvlab-release-") as folder:
+        artifacts.write_files(folder, artifacts.planned(paths.ttft_source()))
+        reports = check.steps(folder=reference, artifacts=folder, expect=expect)
+    reports["07"] = check.mru_cache(folder=reference, expect=expect)
+    for number, report in reports.items():
         if not report.passed:
             rule = next(row for row in report.rows if not row.ok)
-            raise UserError(f"the reference fails its own public check {name}: {rule.rule}; the release "
-                            "would ship wrong digests, so nothing was written")
-    return recording.answers
+            raise UserError(f"the reference fails its own public check of step {number}: {rule.rule}; the release "
+                            "would ship wrong expectations, so nothing was written")
+    return stored([*lab.STEPS.values(), *lab.EXERCISES.values()], expect)
 
 
-def digests_file(answers, salt=None):
-    """The text of kvlab/check/digests.json: keyed digests of the answers, never the answers."""
-    import secrets
-
-    from ..check.oracle import stored_digests
-
-    data = stored_digests(answers, salt or secrets.token_hex(16))
-    return json.dumps(data, separators=(",", ":")) + "\n"
+def expected_file(data):
+    """The text of kvlab/check/expected.json."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
 
 
 _SPACE = re.compile(r"[ \t\r\f\v]+")
@@ -548,7 +513,7 @@ def build(out, force=False, lang=SOURCE):
         _copy_fixtures(built)
         _copy_templates(built, lang=lang)
         answers = expectations()
-        _write(built / "kvlab" / "check" / "digests.json", digests_file(answers))
+        _write(built / "kvlab" / "check" / "expected.json", expected_file(answers))
         problems = forbidden(built) + leaks(built, all_solution_lines())
         if problems:
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
@@ -560,7 +525,7 @@ def build(out, force=False, lang=SOURCE):
     except BaseException:
         shutil.rmtree(built, ignore_errors=True)
         raise
-    return Edition(out, files, stubbed, notebooks, len(answers))
+    return Edition(out, files, stubbed, notebooks, len(answers["want"]))
 
 
 def _swap(built, out):
@@ -598,7 +563,7 @@ def run(args):
     print(f"wrote the student edition to {edition.out}: {len(edition.files)} files")
     print(f"  stubs (solution regions): {stubs}")
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
-          f"{edition.answers} answers stored as digests in kvlab/check/digests.json")
+          f"the expectations of {edition.answers} public cases in kvlab/check/expected.json")
     if language != SOURCE:
         print(f"  language {language}: notebooks, README, stubs, check table, hints and messages "
               f"(kvlab/locale/DEFAULT); the code is the English edition's")

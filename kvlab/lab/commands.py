@@ -56,7 +56,7 @@ def observe_run(outcome):
     doc, strict = read_json(outcome.get("stdout")) if stop is None else (None, False)
     if stop is None and doc is None:
         stop = {"stop": "no-json", "type": None, "at": 0, "text": (outcome.get("stdout") or "")[:120]}
-    return {"doc": doc, "strict": strict, "stop": stop}
+    return {"doc": doc, "strict": strict, "stop": stop, "stdout": (outcome.get("stdout") or "")[:100_000]}
 
 
 def passes_of(run):
@@ -155,6 +155,32 @@ def show_params(params, script="scenario.py"):
 def artifact_case(name, text, runs):
     """A JSON file of the hand-in, with the runs of the student's own code that make it."""
     return {"kind": "artifact", "name": name, "text": text, "runs": [list(map(str, one)) for one in runs]}
+
+
+def same_text(saved, printed):
+    """Two texts alike but for a byte order mark, line ends and surrounding blank space."""
+    def normal(text):
+        return None if text is None else text.lstrip(BOM).replace("\r\n", "\n").strip()
+    return saved is not None and normal(saved) == normal(printed)
+
+
+def holds_what_it_printed(case, run):
+    """A saved file holds what the student's command printed: the same values, or the same text (a run that
+    printed no JSON document, or crashed, saved as it was: the mistake is the code's, paid in its own step)."""
+    if case.get("text") is None:
+        return False
+    if run["stop"] is None and file_view(case) == run["doc"]:
+        return True
+    return same_text(case["text"], run.get("stdout"))
+
+
+def stub_stop(obs):
+    """The stop of a run whose code is not there (a stub not written, no such file), else None."""
+    for run in obs.get("runs") or ():
+        stop = run.get("stop")
+        if stop and (stop["stop"] in ("missing", "missing-name") or stop.get("type") == "NotImplementedError"):
+            return stop
+    return None
 
 
 def artifact_jobs(case, script="scenario.py"):

@@ -122,9 +122,10 @@ def absent(case, got):
 
 
 def missing(observed):
-    """Step 6 is not written when --cpu changed nothing on any CPU-tier case (its output is always the one
-    without a CPU tier): {"stop": "cpu-ignored"}, else None."""
-    pairs = [(obs["runs"][0], obs["runs"][2]) for case, obs in observed if case["kind"] == "cpu-tier"]
+    """Step 6 is not written when --cpu changed nothing on any CPU-tier case where a GPU of that size does
+    change something (its output is always the one without a CPU tier): {"stop": "cpu-ignored"}, else None."""
+    pairs = [(obs["runs"][0], obs["runs"][2]) for case, obs in observed if case["kind"] == "cpu-tier"
+             and obs["runs"][1]["stop"] is None and obs["runs"][1]["doc"] != obs["runs"][2]["doc"]]
     if pairs and all(a["stop"] is None and b["stop"] is None and a["doc"] == b["doc"] for a, b in pairs):
         return {"stop": "cpu-ignored", "type": None, "at": 0}
     return None

@@ -40,11 +40,15 @@ def keys_view(case, obs):
 
 
 def values_holds(capacities, counted):
+    """Each saved value is the count the student's own command gives at that capacity (where the command gives
+    none it can be read from, the mistake is the command's, paid in its own step: any value is taken)."""
     def holds(case, got, want):
         value = commands.file_view(case)
-        mine = counts(got, counted)
-        return isinstance(value, dict) and None not in mine and \
-            [value.get(str(capacity)) for capacity in capacities] == mine
+        if not isinstance(value, dict) or any(run["stop"] and run["stop"]["stop"] in ("missing", "missing-name")
+                                                 for run in got["runs"]):
+            return False
+        return all(mine is None or value.get(str(capacity)) == mine
+                   for capacity, mine in zip(capacities, counts(got, counted)))
     return holds
 
 
@@ -63,18 +67,30 @@ def function_case(function, capacities, fixed, option):
 
 
 def function_jobs(case):
+    """The sweep function's call, then run() at each capacity (the student's own run(), which the function
+    should call; where there is none, the command)."""
     fixed = dict(case["fixed"])
     args = [case["capacities"]]
-    if case["function"] == "cpu_cliff" and "gpu" in fixed:
+    option = "cpu" if case["function"] == "cpu_cliff" else "gpu"
+    if option == "cpu" and "gpu" in fixed:
         args.append(fixed.pop("gpu"))
     call = {"kind": "ops", "module": "scenario", "ops": [["fn", case["function"], *args, {"$kwargs": fixed}]]}
-    return [call] + [{"kind": "script", "script": "scenario.py", "argv": run, "read": []} for run in case["runs"]]
+    runs = [{"kind": "ops", "module": "scenario",
+             "ops": [["fn", "run", {"$kwargs": {**case["fixed"], option: capacity, "passes": ["fwd", "fwd"]}}]]}
+            for capacity in case["capacities"]]
+    return [call, *runs] + [{"kind": "script", "script": "scenario.py", "argv": run, "read": []} for run in case["runs"]]
 
 
 def observe_function(case, outcomes):
     results, stop = op_results(outcomes[0])
     value = results[0].get("v") if results else None
-    return {"value": value, "stop": stop, "runs": [commands.observe_run(outcome) for outcome in outcomes[1:]]}
+    count = len(case["capacities"])
+    called = [op_results(outcome) for outcome in outcomes[1:1 + count]]
+    if all(found and found[0] for found, _ in called):  # the student's run(): what the function should agree with
+        runs = [{"doc": found[0].get("v"), "strict": True, "stop": None} for found, _ in called]
+    else:
+        runs = [commands.observe_run(outcome) for outcome in outcomes[1 + count:]]
+    return {"value": value, "stop": stop, "runs": runs}
 
 
 def has_function(obs):

@@ -25,6 +25,7 @@ from ..lab.outcomes import ENDED
 SHRINK_ROUNDS = 25       # rounds of making a case smaller (each one list of candidates in the student's process)
 SHRINK_CANDIDATES = 40   # candidates per round
 RETRIES = 2              # times cases that were not run (their process stopped) are sent again
+TIE_CASES = 12           # failing cases that tell apart two misconceptions alike on the smallest case
 
 
 @dataclass
@@ -282,7 +283,7 @@ class StepJudge:
         if len(mine) <= 1:
             return mine[0] if mine else ""
         score = {name: 0 for name in mine}  # several do the same here: the one that also does the same elsewhere
-        for other, seen_obs in self.failing_cases[:30]:
+        for other, seen_obs in self.failing_cases[:TIE_CASES]:
             for name in self.explained(other, seen_obs):
                 if name in score:
                     score[name] += 1

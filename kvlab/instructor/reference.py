@@ -198,9 +198,13 @@ class Reference:
         return found
 
     def planted_observations(self, step, case):
-        """[(misconception, what its plant gives on `case`)], each plant of the step."""
-        return [(name, json.loads(json.dumps(step.module.observe(case, run_here(step.module.jobs(case), modules)))))
-                for name, modules in self.plant_modules(step)]
+        """[(misconception, what its plant gives on `case`)], each plant of the step (remembered)."""
+        key = key_of(step.number, case)
+        found = []
+        for number, (name, modules) in enumerate(self.plant_modules(step)):
+            found.append((name, self._memo(("plant", number, key), lambda: step.module.observe(
+                case, run_here(step.module.jobs(case), modules)))))
+        return found
 
     def explains(self, step, case, got, optional=frozenset()):
         mine = signature(step, case, got, optional)

@@ -313,14 +313,14 @@ def draw(records, cache_docs, docs, tokens, orders, path):
                 ax.axvline(first - 1, color="0.6", linewidth=1)
         cache = t("engine.cache-none") if config == "baseline" else t("engine.cache-docs", docs=cache_docs)
         ax.set_title(f"{config}: {cache}", fontsize=9, pad=16)
-        ax.set(yscale="log", xlabel=t("notebook.plot-request-x"))
+        ax.set(yscale="log", xlabel=t("engine.figure-x"))
         ax.set_xticks([])
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel(t("notebook.plot-request-y"))
     handles = [Line2D([], [], marker="o", linestyle="", markerfacecolor=plots.TIER_COLORS[outcome],
                       markeredgecolor="black", label=t(f"engine.kind-{outcome}")) for outcome in ("miss", "cpu", "gpu")]
     fig.legend(handles=handles, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06), frameon=False)
-    fig.suptitle(t("engine.figure-title", docs=docs, tokens=tokens), fontsize=10)
+    fig.suptitle(t("engine.figure-title", docs=docs, tokens=tokens), fontsize=10, y=1.04)
     import io
     from .files import write_atomically
     buffer = io.BytesIO()
@@ -410,6 +410,7 @@ def run(args):
                 "threads": args.threads, "llama_cpp": llama_cpp.__version__, "model": model.name,
                 "strict_prefix_tokens": MIN_SHARED, "warmup": 1, "warmup_kind": "separate-document",
                 "max_tokens": MAX_TOKENS, "concurrency": 1, "ttft": measure.TTFT_DEFINITION,
+                "kv_bytes_per_token": STATE_BYTES_PER_TOKEN,
                 "configs": {config: {"gpu_tokens": tokens, "cpu_tokens": cpu * tokens, "cache_docs": cpu,
                                      "cold": {"checked_by": ["fresh-server"], "warm_docs": []},
                                      "requests": extras[config]}

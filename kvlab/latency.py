@@ -311,13 +311,14 @@ def file_sizes(path, records, gpu=None, cpu=None):
         if file_gpu is None and isinstance((settings or {}).get("cache_docs"), int):  # the first engine files
             file_gpu = settings["doc_tokens"]
             file_cpu = 0 if config == "baseline" else settings["cache_docs"] * settings["doc_tokens"]
-        found[config] = [gpu if gpu is not None else file_gpu, cpu if cpu is not None else file_cpu]
-        if config == "baseline" and found[config][1] is None:
-            found[config][1] = 0
+        if config == "baseline":  # the GPU alone, whatever --cpu says
+            file_cpu = 0
+        found[config] = [gpu if gpu is not None else file_gpu, cpu if cpu is not None and config != "baseline" else file_cpu]
     if any(None in pair for pair in found.values()):
         if is_labs_file(path) and gpu is None and cpu is None:
             return Sizes({config: capacities(config) for config in configs}, lab.TOKENS, "lab", settings)
-        missing = sorted({"--gpu" if pair[0] is None else "--cpu" for pair in found.values() if None in pair})
+        missing = [option for option, index in (("--gpu", 0), ("--cpu", 1))
+                   if any(pair[index] is None for pair in found.values())]
         raise UserError(t("latency.no-sizes", path=path, options=" ".join(missing)))
     origin = "given" if gpu is not None or cpu is not None else "file"
     return Sizes({config: tuple(pair) for config, pair in found.items()}, measured, origin, settings)
@@ -465,8 +466,7 @@ def add_arguments(parser):
     parser.add_argument("ttft", nargs="?", help=t("latency.file-help"))
     parser.add_argument("--gpu", type=int, help=t("latency.gpu-help"))
     parser.add_argument("--cpu", type=int, help=t("latency.cpu-help"))
-    parser.add_argument("--kv-bytes-per-token", type=int, default=KV_BYTES_PER_TOKEN,
-                        help=t("latency.kv-help", default=KV_BYTES_PER_TOKEN))
+    parser.add_argument("--kv-bytes-per-token", type=int, help=t("latency.kv-help", default=KV_BYTES_PER_TOKEN))
     parser.add_argument("--question-tokens", type=int, default=QUESTION_TOKENS,
                         help=t("latency.question-help", default=QUESTION_TOKENS))
     parser.add_argument("--samples", type=int, default=BOOTSTRAP, help=t("latency.samples-help", default=BOOTSTRAP))
@@ -481,14 +481,16 @@ def step7_capacities(sizes):
     return [cpu * sizes.tokens // lab.TOKENS for cpu in STEP7_CPU]
 
 
-def report(path, gpu=None, cpu=None, kv_bytes_per_token=KV_BYTES_PER_TOKEN, question_tokens=QUESTION_TOKENS,
-           samples=BOOTSTRAP):
+def report(path, gpu=None, cpu=None, kv_bytes_per_token=None, question_tokens=QUESTION_TOKENS, samples=BOOTSTRAP):
     """Everything `kvlab latency` prints, as one JSON-ready dict: the file's sizes (from its settings, the
     lab's for the lab's file, or --gpu/--cpu), its warm-ups (left out), the bounded fit, each prediction of a
     request kind and of step 7, and a bootstrap interval (over requests) of every parameter and prediction."""
     from .paths import is_stand_in
     records = _read(path)
     sizes = file_sizes(path, records, gpu, cpu)
+    if kv_bytes_per_token is None:  # the file's own (kvlab engine records its model's), else the lab's assumption
+        said = (sizes.settings or {}).get("kv_bytes_per_token")
+        kv_bytes_per_token = said if isinstance(said, int) and said > 0 else KV_BYTES_PER_TOKEN
     model, quality = fit(records, kv_bytes_per_token=kv_bytes_per_token, question_tokens=question_tokens, sizes=sizes)
     labelled = [pair for pair in label(records, sizes=sizes)
                 if not any(pair[0]["config"] == w["config"] and pair[0]["pass"] == w["pass"]
@@ -517,9 +519,34 @@ def report(path, gpu=None, cpu=None, kv_bytes_per_token=KV_BYTES_PER_TOKEN, ques
             "step7_prediction": predict_cpu_sweep(model, capacities_, step_gpu, docs, sizes.tokens)}
 
 
+def ratio_intervals(records, samples=BOOTSTRAP, seed=8, level=0.95):
+    """{pass: {"p50": (low, high), "mean": (low, high)}}: the baseline / lmcache ratio of each pass, resampling
+    each config's requests of that pass (with replacement, seeded) `samples` times; the central `level`."""
+    rng = random.Random(seed)
+    groups = {}
+    for record in records:
+        groups.setdefault(record["pass"], {}).setdefault(record["config"], []).append(float(record["ttft_ms"]))
+    found, cut = {}, (1 - level) / 2
+    for name, configs in groups.items():
+        if not {"baseline", "lmcache"} <= set(configs):
+            continue
+        drawn = {"p50": [], "mean": []}
+        for _ in range(samples):
+            base = [rng.choice(configs["baseline"]) for _ in configs["baseline"]]
+            cached = [rng.choice(configs["lmcache"]) for _ in configs["lmcache"]]
+            for stat, of in (("p50", statistics.median), ("mean", statistics.mean)):
+                if of(cached) > 0:
+                    drawn[stat].append(of(base) / of(cached))
+        found[name] = {}
+        for stat, values in drawn.items():
+            values.sort()
+            found[name][stat] = (values[int(cut * (len(values) - 1))], values[int(math.ceil((1 - cut) * (len(values) - 1)))])
+    return found
+
+
 def _span(result, name, digits=1):
     low, high = result["intervals"].get(name, (None, None))
-    return "-" if low is None else f"{low:.{digits}f}-{high:.{digits}f}"
+    return "-" if low is None else f"{low:,.{digits}f}-{high:,.{digits}f}"
 
 
 def run(args):

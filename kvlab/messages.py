@@ -847,7 +847,7 @@ MESSAGES = {
     "latency.kind-cpu_cpu_tier": "load from CPU",
     "latency.kind-miss": "miss without a CPU tier",
     "latency.kind-miss_cpu_tier": "miss with a CPU tier (it also writes there)",
-    "latency.kv-help": "KV bytes per token of the model (default {default}: a 1.5B Qwen2.5-class model)",
+    "latency.kv-help": "KV bytes per token of the model (default: the file's settings, else {default}: a 1.5B Qwen2.5-class model)",
     "latency.question-help": "tokens of the question after each document (default {default}: an assumption)",
     "latency.json-help": "print the whole report as one JSON object",
     "latency.no-simulator": "this runs on your kvlab/kvsim.py, which is not written yet: {reason}",
@@ -960,6 +960,7 @@ MESSAGES = {
     "engine.kind-cpu": "restore from the RAM cache",
     "engine.kind-gpu": "reuse of the live context",
     "engine.figure": "wrote {path}: every request, coloured by the simulator's outcome",
+    "engine.figure-x": "requests, in the order they were sent",
     "engine.figure-title": "llama.cpp on this CPU: {docs} documents of {tokens:,} tokens, TTFT per request",
     "engine.no-figure": "no figure: it needs {name} (pip install -e '.[notebooks]')",
 }

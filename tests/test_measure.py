@@ -406,3 +406,66 @@ def test_the_lab_scripts_stay_standard_library_only():
     for name in ("kvsim.py", "scenario.py", "summarize.py"):
         text = (ROOT / "kvlab" / name).read_text()
         assert not re.search(r"^\s*(import|from)\s+(httpx|starlette|uvicorn|tqdm)", text, re.M), name
+
+
+# --- a file read by its own settings -------------------------------------------------------------------------
+
+ENGINE_TRUTH = latency.LatencyModel(prefill_fixed_ms=40, prefill_ms_per_token=0.9, load_ms_per_byte=1 / 2e6,
+                                    write_fixed_ms=0.0, decode_ms_per_token=2.0, kv_bytes_per_token=8204)
+
+
+def engine_like(folder, tokens=2000, cache_docs=4, warm_up_ms=11800.0):
+    """A file shaped like kvlab engine's (GPU = one document, CPU = a RAM cache of 4), from a known model, with a
+    slow first request (a warm-up), and its settings file beside it."""
+    records = []
+    for config, cpu in (("baseline", 0), ("lmcache", cache_docs * tokens)):
+        for index, (name, doc, outcome) in enumerate(latency.outcomes(tokens, cpu, 10, tokens, ("fwd", "fwd", "rev"))):
+            ttft = ENGINE_TRUTH.ttft_ms(outcome, tokens, cpu > 0) * (1 + 0.01 * ((doc * 7 + index) % 5 - 2))
+            records.append({"config": config, "pass": name, "doc": doc, "doc_tokens": tokens,
+                            "ttft_ms": round(warm_up_ms if index == 0 else ttft, 2), "total_ms": round(ttft + 6, 2)})
+    out = folder / "ttft-cpu.jsonl"
+    out.write_text("".join(json.dumps(record) + "\n" for record in records))
+    settings = {"docs": 10, "doc_tokens": tokens, "cache_docs": cache_docs, "warmup": 1,
+                "configs": {"baseline": {"gpu_tokens": tokens, "cpu_tokens": 0},
+                            "lmcache": {"gpu_tokens": tokens, "cpu_tokens": cache_docs * tokens}}}
+    measure.settings_path(out).write_text(json.dumps(settings))
+    return out
+
+
+def test_latency_reads_a_file_by_its_own_sizes_leaves_its_warm_ups_out_and_gives_intervals(tmp_path):
+    out = engine_like(tmp_path)
+    result = latency.report(out, kv_bytes_per_token=8204, samples=40)
+    assert result["sizes"]["origin"] == "file" and result["sizes"]["gpu_cpu"]["lmcache"] == [2000, 8000]
+    assert [(w["config"], w["doc"], w["ttft_ms"]) for w in result["fit"]["warm_ups"]] == [("baseline", 0, 11800.0),
+                                                                                          ("lmcache", 0, 11800.0)]
+    assert all(value >= 0 for name, value in result["model"].items() if name in latency.COLUMNS)
+    assert all(value > 0 for value in result["predictions"].values())
+    for name, value in result["predictions"].items():
+        low, high = result["intervals"][name]
+        assert 0 <= low <= value <= high, (name, low, value, high)
+    # step 7 at the file's own scale: the cliff at ten of its documents (20,000 tokens), not at 50,110
+    sweep = {int(cpu): row["misses"] for cpu, row in result["step7_prediction"].items()}
+    assert sweep[19999] == 10 and sweep[20000] == 0 and result["step7_gpu"] == 2000
+
+
+def test_a_fit_that_would_give_a_negative_cost_holds_it_at_zero():
+    labelled = []
+    for tokens in (1000, 3000):
+        for outcome, ms in (("miss", 40 + 0.5 * tokens), ("gpu", 40.0)):
+            for config in ("baseline", "lmcache"):
+                extra = -15.0 if (config, outcome) == ("lmcache", "miss") else 0.0  # the write "saves" 15 ms
+                labelled.append(({"config": config, "doc_tokens": tokens, "ttft_ms": ms + extra, "total_ms": ms + 50},
+                                 outcome))
+    model, report = latency.fit_labelled(labelled)
+    assert model.write_fixed_ms == 0 and "write_fixed_ms" in report["held_at_zero"]
+    assert all(getattr(model, name) >= 0 for name in latency.COLUMNS)
+
+
+def test_a_file_with_no_sizes_is_refused_in_one_line_and_sizes_can_be_given(tmp_path, capsys, no_debug):
+    out = engine_like(tmp_path)
+    measure.settings_path(out).unlink()
+    result = call_main(cli.main, ["latency", out, "--samples", 10], capsys)
+    assert result.returncode == 2 and "give --gpu --cpu in tokens" in result.stderr and result.stderr.count("\n") == 1
+    given = call_main(cli.main, ["latency", out, "--gpu", 2000, "--cpu", 8000, "--samples", 10], capsys)
+    assert given.returncode == 0 and "Sizes as given" in given.stdout and "Left out as a warm-up" in given.stdout
+    assert "interval" in given.stdout and "-" not in given.stdout.split("Step 7")[1].split("p50")[1][:3]

@@ -396,10 +396,10 @@ def side_by_side(records, capacities, doc_tokens, question=QUESTION_TOKENS, outp
         for reuse in run(gpu_blocks, cpu_chunks, docs, doc_tokens, orders, question, output):
             block[(config, names[pass_names(orders).index(reuse.pass_name)], reuse.doc)] = reuse
     rows = []
-    for record in records:
-        key = (record["config"], record["pass"], record["doc"])
+    for measured in records:
+        key = (measured["config"], measured["pass"], measured["doc"])
         reuse = block[key]
-        rows.append({"config": key[0], "pass": key[1], "doc": key[2], "ttft_ms": record["ttft_ms"],
+        rows.append({"config": key[0], "pass": key[1], "doc": key[2], "ttft_ms": measured["ttft_ms"],
                      "document": document[key], "block": reuse.outcome, "reused_tokens": reuse.reused_tokens,
                      "cpu_tokens": reuse.cpu_tokens, "computed_tokens": reuse.computed_tokens})
     return rows

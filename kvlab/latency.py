@@ -524,8 +524,8 @@ def ratio_intervals(records, samples=BOOTSTRAP, seed=8, level=0.95):
     each config's requests of that pass (with replacement, seeded) `samples` times; the central `level`."""
     rng = random.Random(seed)
     groups = {}
-    for record in records:
-        groups.setdefault(record["pass"], {}).setdefault(record["config"], []).append(float(record["ttft_ms"]))
+    for request in records:
+        groups.setdefault(request["pass"], {}).setdefault(request["config"], []).append(float(request["ttft_ms"]))
     found, cut = {}, (1 - level) / 2
     for name, configs in groups.items():
         if not {"baseline", "lmcache"} <= set(configs):

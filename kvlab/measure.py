@@ -285,6 +285,19 @@ class Client:
         except self.httpx.HTTPError:  # the measured requests will meet the same failure, and name it
             self.usage_options = False
 
+    def _why_empty(self, url, payload, prompt_tokens):
+        """A stream that ended before its first event (llama-cpp-python's server ends it so when the prompt is
+        beyond its context): the same request once without streaming, whose error names the cause."""
+        plain = {key: value for key, value in payload.items() if key not in ("stream", "stream_options")}
+        try:  # a connection of its own: the server may have dropped the pooled one with that stream
+            with self.httpx.Client(timeout=self.httpx.Timeout(self.timeout), trust_env=False) as fresh:
+                response = fresh.post(url, json={**plain, "max_tokens": 1})
+        except self.httpx.HTTPError:
+            return
+        if response.status_code >= 400:
+            said = visible(_server_message(response.text), 300)
+            raise UserError(t("measure.empty-stream", url=url, tokens=prompt_tokens or 0, body=said))
+
     def stream(self, payload, prompt_tokens=None):
         """One streamed completion: a Reply; UserError when it fails, is not streamed, or stops early."""
         url = self.root + "/v1/completions"
@@ -329,6 +342,8 @@ class Client:
                         finished = finished or bool(choices[0].get("finish_reason"))
         except self.httpx.HTTPError as error:
             raise self._fail(url, error) from None
+        if first_event is None:  # not one event: ask once without streaming, where a server says why
+            self._why_empty(url, payload, prompt_tokens)
         if first_event is None or not finished:
             raise UserError(t("measure.cut", url=url, reason=t("measure.ended-early")))
         if first_text is None:

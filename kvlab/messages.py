@@ -916,6 +916,7 @@ MESSAGES = {
     "measure.refused": "{url} refused a prompt of {tokens:,} document tokens (HTTP {status}); the server says: {body}; nothing was written",
     "measure.refused-404": "{url} answered HTTP 404: no completions endpoint there, or no such model; the server says: {body}; nothing was written",
     "measure.beyond-context": "{url} refused a prompt of {tokens:,} document tokens: beyond its context of {context:,} tokens (give --tokens below it); the server says: {body}; nothing was written",
+    "measure.empty-stream": "{url} ended its stream before any token for a prompt of {tokens:,} document tokens; asked again without streaming, the server says: {body}; nothing was written",
     "measure.server-error": "{url} sent an error in its stream; the server says: {body}; nothing was written",
     "measure.not-streaming": "{url} answered without streaming (content type {kind}, not text/event-stream), so no first token can be timed: {body}; nothing was written",
     "measure.ended-early": "the stream ended before its last token",

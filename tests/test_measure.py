@@ -309,6 +309,11 @@ class Misbehaving(threading.Thread):
                 self.send(connection, 500, {"error": {"message": "the engine fell over"}})
             elif self.mode == "context":
                 self.send(connection, 400, {"error": {"message": "Requested tokens (27) exceed context window of 10"}})
+            elif self.mode == "silent-context" and json.loads(body).get("stream"):  # llama-cpp-python's way
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+                return
+            elif self.mode == "silent-context":
+                self.send(connection, 400, {"error": {"message": "This model's maximum context length is 10 tokens"}})
             elif self.mode == "plain":
                 self.send(connection, 200, {"choices": [{"text": " a", "finish_reason": "length"}]})
             elif self.mode == "empty-first":
@@ -359,7 +364,8 @@ def no_debug(monkeypatch):
 @pytest.mark.parametrize("mode, fragment", [("error", "HTTP 500"), ("cut", "stopped mid-stream"),
                                             ("hang", "sent nothing for 0.2 s"),
                                             ("plain", "answered without streaming"),
-                                            ("context", "beyond its context of 10 tokens")])
+                                            ("context", "beyond its context of 10 tokens"),
+                                            ("silent-context", "the server says: This model's maximum context")])
 def test_a_misbehaving_server_is_one_line_and_nothing_written(mode, fragment, tmp_path, capsys, no_debug):
     server = Misbehaving(mode)
     server.start()

@@ -11,13 +11,18 @@ OpenAI-compatible server (llama-cpp-python's `llama_cpp.server`) runs twice on 1
 - **baseline**: no RAM cache. Only the live context is kept: the document just read, reused when the next
   prompt starts with it. That is a GPU tier of one document.
 - **lmcache**: with llama.cpp's RAM cache (`--cache true --cache_type ram`) sized in documents: the
-  offload tier. Its lookup accepts any shared prefix, even the first token alone, and then promotes an
+  offload tier. By default it holds 4 of the 10 documents (--cache-docs), fewer than the documents, as
+  the lab's GPU holds 4 of 10: the replay pass recomputes every document (a cyclic scan defeats an LRU)
+  and the reverse pass splits, 1 reuse + 3 restores + 6 recomputes. Its lookup accepts any shared prefix, even the first token alone, and then promotes an
   unrelated entry; and each request adds an entry keyed by prompt + completion. StrictRAMCache (below)
   requires 256 shared tokens and keeps one entry per document, which makes it an exact LRU.
 
 `kvlab measure` records each run (its documents, questions and passes), and each request is compared with
 the simulator: kvsim.TwoTierCache with a GPU tier of one document (the live context) and a CPU tier of the
-RAM cache's documents (none for the baseline). A miss is a recompute (seconds); a hit restores a saved
+RAM cache's documents (none for the baseline). That agreement tests slow against fast only: whether a
+reuse of the live context and a restore from the RAM cache also stand apart is said separately (on this
+CPU they overlap: the engine shows recompute against reuse, not a GPU tier against a CPU tier). The
+figure, OUT's name with .png, shows every request coloured by the simulator's outcome (needs matplotlib). A miss is a recompute (seconds); a hit restores a saved
 state or reuses the live one (milliseconds). Beside OUT, OUT's name with .settings.json (ttft-cpu.settings.json)
 says how it was recorded: documents, tokens (and that they are shorter than the lab's), the RAM cache in
 documents, threads, llama.cpp's version and the model; notebook 06 reads both.
@@ -39,6 +44,7 @@ LAYERS, WIDTH, HEADS, FFN, CONTEXT = 4, 512, 8, 1376, 8192
 MIN_SHARED = 256          # tokens a RAM-cache entry must share with a prompt to be its document's
 TOKENS = 2000             # the default document length: the lab's 5,011 takes about 2.5x as long on a CPU
 MAX_TOKENS = 4            # output tokens per request: TTFT is what is measured
+CACHE_DOCS = 4            # the RAM cache's documents by default: fewer than the documents, as the lab's GPU (4 of 10)
 STATE_BYTES_PER_TOKEN = 2 * LAYERS * WIDTH * 2 + 12   # one saved state: K and V in f16, per token, and a little
 MODEL_NAME = "kvlab-tiny-random.gguf"
 START_SECONDS = 120.0
@@ -246,8 +252,8 @@ def default_out():
 
 def settings_path(out):
     """The settings file beside a recorded file: ttft-cpu.jsonl -> ttft-cpu.settings.json."""
-    out = Path(out)
-    return out.with_name(f"{out.name.removesuffix('.jsonl')}.settings.json")
+    from .measure import settings_path as beside
+    return beside(out)
 
 
 def summary(records, cache_docs, docs, tokens, orders):
@@ -257,15 +263,78 @@ def summary(records, cache_docs, docs, tokens, orders):
         counts = predicted(config, cache_docs, docs, tokens, orders)
         phrases = [t(f"engine.group-{outcome}", low=low, high=high, n=counts.count(outcome))
                    for outcome, (low, high) in sorted(groups.items(), key=lambda item: -item[1][1])]
-        found.append({"config": config, "agree": agree, "total": total, "groups": t("nb.06.list-comma").join(phrases)})
+        found.append({"config": config, "agree": agree, "total": total, "groups": t("nb.06.list-comma").join(phrases),
+                      "tells": tells(groups)})
     return found
+
+
+def tells(groups):
+    """What a config's groups can tell apart, in words: the agreement above only tests slow against fast."""
+    fast = {outcome: span for outcome, span in groups.items() if outcome != "miss"}
+    if "miss" not in groups or not fast:
+        return t("engine.tells-one-group")
+    if set(fast) == {"gpu", "cpu"}:
+        (gpu_low, gpu_high), (cpu_low, cpu_high) = fast["gpu"], fast["cpu"]
+        if gpu_high < cpu_low or cpu_high < gpu_low:
+            return t("engine.tells-all", gpu_low=gpu_low, gpu_high=gpu_high, cpu_low=cpu_low, cpu_high=cpu_high)
+        return t("engine.tells-overlap", gpu_low=gpu_low, gpu_high=gpu_high, cpu_low=cpu_low, cpu_high=cpu_high)
+    return t("engine.tells-recompute", kind=t(f"engine.kind-{next(iter(fast))}"))
+
+
+def figure_path(out):
+    """The engine's figure beside its file: ttft-cpu.jsonl -> ttft-cpu.png."""
+    out = Path(out)
+    return out.with_name(f"{out.name.removesuffix('.jsonl')}.png")
+
+
+def draw(records, cache_docs, docs, tokens, orders, path):
+    """Every request's TTFT in read order, one panel per config, log scale, coloured by the simulator's outcome
+    (recompute, restore, reuse); saved whole at `path`. Needs matplotlib (ModuleNotFoundError without it)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from . import fonts, plots
+    fonts.use()
+    configs = list(dict.fromkeys(record["config"] for record in records))
+    fig, axes = plt.subplots(1, len(configs), figsize=(5.2 * len(configs), 4.2), sharey=True, squeeze=False)
+    names = [name for name in dict.fromkeys(record["pass"] for record in records)]
+    for ax, config in zip(axes[0], configs):
+        mine = [record for record in records if record["config"] == config]
+        outcomes = predicted(config, cache_docs, docs, tokens, orders)
+        xs = [index + names.index(record["pass"]) for index, record in enumerate(mine)]  # a gap between passes
+        ax.scatter(xs, [record["ttft_ms"] for record in mine], c=[plots.TIER_COLORS[o] for o in outcomes], s=40,
+                   marker=plots.MARKERS.get(config, "o"), edgecolors="black", linewidths=0.4, zorder=3)
+        for number, name in enumerate(names):
+            first = next(x for x, record in zip(xs, mine) if record["pass"] == name)
+            ax.text(first, 1.01, name, transform=ax.get_xaxis_transform(), fontsize=8, va="bottom")
+            if number:
+                ax.axvline(first - 1, color="0.6", linewidth=1)
+        cache = t("engine.cache-none") if config == "baseline" else t("engine.cache-docs", docs=cache_docs)
+        ax.set_title(f"{config}: {cache}", fontsize=9, pad=16)
+        ax.set(yscale="log", xlabel=t("engine.figure-x"))
+        ax.set_xticks([])
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel(t("notebook.plot-request-y"))
+    handles = [Line2D([], [], marker="o", linestyle="", markerfacecolor=plots.TIER_COLORS[outcome],
+                      markeredgecolor="black", label=t(f"engine.kind-{outcome}")) for outcome in ("miss", "cpu", "gpu")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06), frameon=False)
+    fig.suptitle(t("engine.figure-title", docs=docs, tokens=tokens), fontsize=10, y=1.04)
+    import io
+    from .files import write_atomically
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    write_atomically(path, buffer.getvalue())
 
 
 def add_arguments(parser):
     parser.add_argument("out", metavar="OUT", nargs="?", help=t("engine.out-help", file=FILE))
     parser.add_argument("--docs", type=int, default=lab.DOCS, help=t("measure.docs-help", default=lab.DOCS))
     parser.add_argument("--tokens", type=int, default=TOKENS, help=t("engine.tokens-help", default=TOKENS))
-    parser.add_argument("--cache-docs", type=int, default=lab.DOCS, help=t("engine.cache-docs-help", default=lab.DOCS))
+    parser.add_argument("--cache-docs", type=int, default=CACHE_DOCS,
+                        help=t("engine.cache-docs-help", default=CACHE_DOCS))
     parser.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 1),
                         help=t("engine.threads-help"))
     parser.add_argument("--model", help=t("engine.model-help"))
@@ -306,13 +375,13 @@ def run(args):
         try:
             client = measure.Client(server.url, args.timeout)
             try:
-                name = client.model()
+                name, _ = client.model()
                 if client.find_tokenizer(name) is None:  # llama.cpp's /extras/tokenize: exact lengths
                     raise UserError(t("engine.no-tokenizer"))
                 progress = measure._progress(args.docs * len(orders), config)
                 try:
                     records += measure.measure(client, name, config, args.docs, args.tokens, MAX_TOKENS, orders, 1,
-                                               progress)
+                                               progress)  # a server just started here: cold
                 finally:
                     if progress is not None:
                         progress.close()
@@ -333,16 +402,32 @@ def run(args):
     from .files import write_atomically
     lines = [json.dumps({field: record[field] for field in measure.FIELDS}) for record in records]
     tokens = max(record["doc_tokens"] for record in records)  # as the tokenizer counted them
-    settings = {"docs": args.docs, "doc_tokens": tokens,
+    extras = {config: [{key: value for key, value in record.items() if key not in measure.FIELDS or key in ("pass", "doc")}
+                       for record in records if record["config"] == config] for config in ("baseline", "lmcache")}
+    settings = {"format": measure.SETTINGS_FORMAT, "made_by": "kvlab engine", "docs": args.docs, "tokens": args.tokens,
+                "doc_tokens": tokens, "passes": measure.pass_names(orders), "orders": list(orders),
                 "lab_doc_tokens": lab.TOKENS, "cache_docs": args.cache_docs, "live_context_docs": 1,
                 "threads": args.threads, "llama_cpp": llama_cpp.__version__, "model": model.name,
-                "strict_prefix_tokens": MIN_SHARED, "warmup": 1, "max_tokens": MAX_TOKENS}
+                "strict_prefix_tokens": MIN_SHARED, "warmup": 1, "warmup_kind": "separate-document",
+                "max_tokens": MAX_TOKENS, "concurrency": 1, "ttft": measure.TTFT_DEFINITION,
+                "kv_bytes_per_token": STATE_BYTES_PER_TOKEN,
+                "configs": {config: {"gpu_tokens": tokens, "cpu_tokens": cpu * tokens, "cache_docs": cpu,
+                                     "cold": {"checked_by": ["fresh-server"], "warm_docs": []},
+                                     "requests": extras[config]}
+                            for config, cpu in (("baseline", 0), ("lmcache", args.cache_docs))}}
     if settings["doc_tokens"] != lab.TOKENS:  # the file says so, in the language of the run
         settings["note"] = t("engine.shorter", tokens=settings["doc_tokens"], lab=lab.TOKENS)
     write_atomically(settings_file, (json.dumps(settings, indent=1) + "\n").encode("utf-8"))
     write_atomically(out, ("\n".join(lines) + "\n").encode("utf-8"))
     for line in summary(records, args.cache_docs, args.docs, tokens, orders):
         print(t("engine.agree", **line))
+        print(t("engine.tells", config=line["config"], what=line["tells"]))
+    figure = figure_path(out)
+    try:
+        draw(records, args.cache_docs, args.docs, tokens, orders, figure)
+        print(t("engine.figure", path=figure))
+    except ModuleNotFoundError as error:
+        print(t("engine.no-figure", name=error.name))
     print(t("engine.wrote", path=out, n=len(records)))
     return 0
 

@@ -8,7 +8,10 @@ token is a whitespace-separated word. A prompt's document is its text before the
 question the rest: the document is the cache's key and its word count the entry's size. Each request is
 read through one kvlab.kvsim.TwoTierCache(--gpu, --cpu); the server then sleeps the TTFT the latency
 model predicts for that outcome, and streams the answer's tokens at the model's decode pace. Every
-sleep is divided by --speed. The response header x-kvlab-outcome says gpu, cpu or miss.
+sleep is divided by --speed. The response header x-kvlab-outcome says gpu, cpu or miss, and the usage
+says the cached tokens as vLLM does (prompt_tokens_details.cached_tokens; streamed with
+stream_options.include_usage). /v1/models also gives the GPU and CPU sizes, which kvlab measure records.
+A model name other than kvlab-simulation is refused (404), as vLLM refuses one it does not serve.
 Needs starlette and uvicorn: pip install -e '.[serve]'.
 """
 import asyncio
@@ -25,6 +28,7 @@ from .i18n import t
 MODEL = "kvlab-simulation"
 GPU, CPU, PORT = lab.GPU, 0, 8000
 SEPARATOR = "\n\n"
+CONTEXT = 1 << 20       # tokens a prompt may have
 
 
 def split_prompt(prompt):
@@ -43,6 +47,7 @@ class Simulation:
 
     def __init__(self, gpu, cpu, model, speed=1.0):
         from .kvsim import TwoTierCache
+        self.gpu, self.cpu = gpu, cpu
         try:
             TwoTierCache(gpu, cpu).access("probe", 0)  # a stub not written yet raises here, not per request
         except NotImplementedError as error:
@@ -52,12 +57,12 @@ class Simulation:
         self.model, self.speed = model, speed
 
     def read(self, prompt):
-        """(outcome, TTFT in s after --speed, prompt tokens) for one prompt."""
+        """(outcome, TTFT in s after --speed, prompt tokens, cached tokens) for one prompt."""
         document, question = split_prompt(prompt)
         size, asked = len(tokens_of(document)), len(tokens_of(question))
         outcome = self.tiers.access(document, size)  # one entry per document, keyed by its text
         seconds = self.model.ttft_ms(outcome, size, self.cpu_tier, question_tokens=asked) / 1000 / self.speed
-        return outcome, max(seconds, 0.0), size + asked
+        return outcome, max(seconds, 0.0), size + asked, 0 if outcome == "miss" else size
 
     def decode_seconds(self):
         return max(self.model.decode_ms_per_token, 0.0) / 1000 / self.speed
@@ -92,7 +97,8 @@ def make_app(simulation):
 
     async def models(request):
         return JSONResponse({"object": "list", "data": [
-            {"id": MODEL, "object": "model", "created": 0, "owned_by": "kvlab (a simulation, not a model)"}]})
+            {"id": MODEL, "object": "model", "created": 0, "owned_by": "kvlab (a simulation, not a model)",
+             "max_model_len": CONTEXT, "kvlab": {"gpu_tokens": simulation.gpu, "cpu_tokens": simulation.cpu}}]})
 
     async def tokenize(request):
         body = await body_of(request)
@@ -100,21 +106,25 @@ def make_app(simulation):
         if prompt is None:
             return error(400, "the body must be JSON with a string prompt")
         ids = [zlib.crc32(word.encode()) % 32000 for word in tokens_of(prompt)]
-        return JSONResponse({"count": len(ids), "max_model_len": 1 << 20, "tokens": ids})
+        return JSONResponse({"count": len(ids), "max_model_len": CONTEXT, "tokens": ids})
 
     async def completions(request):
         body = await body_of(request)
         prompt = None if body is None else prompt_of(body)
         if prompt is None:
             return error(400, "the body must be JSON with a string prompt")
+        if body.get("model") not in (None, MODEL):  # as vLLM: a model it does not serve is refused
+            return error(404, f"The model `{body.get('model')}` does not exist.")
         max_tokens = body.get("max_tokens", 16)
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             return error(400, "max_tokens must be a whole number >= 1")
         async with lock:  # one request at a time through the cache, in arrival order
-            outcome, ttft, prompt_tokens = simulation.read(prompt)
+            outcome, ttft, prompt_tokens, cached = simulation.read(prompt)
         ident, created, step = f"cmpl-kvlab-{time.monotonic_ns()}", int(time.time()), simulation.decode_seconds()
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max_tokens,
-                 "total_tokens": prompt_tokens + max_tokens}
+                 "total_tokens": prompt_tokens + max_tokens, "prompt_tokens_details": {"cached_tokens": cached}}
+        options = body.get("stream_options")
+        with_usage = isinstance(options, dict) and options.get("include_usage") is True
         headers = {"x-kvlab-outcome": outcome}
 
         def chunk(text, finish):
@@ -133,6 +143,8 @@ def make_app(simulation):
                     await asyncio.sleep(step)
                 last = index == max_tokens - 1
                 yield f"data: {json.dumps(chunk(' tok', 'length' if last else None))}\n\n"
+            if with_usage:  # OpenAI's (and vLLM's) last chunk: no choices, the usage
+                yield f"data: {json.dumps({**chunk('', None), 'choices': [], 'usage': usage})}\n\n"
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)

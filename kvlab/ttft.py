@@ -21,7 +21,7 @@ CONFIGS = ("baseline", "lmcache")
 LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")   # the order they ran in
 TIERS = ("gpu", "cpu", "miss")   # fastest first: a GPU prefix hit, a load from CPU, a recomputed prefill
 TIER_COUNTS = {tier: f"nb.06.tier-count-{tier}" for tier in TIERS}  # message ids: "4 GPU hits", by n
-WARMUP_FACTOR = 1.5              # an engine's first request this many times its kind's median is a warm-up
+from .latency import WARMUP_FACTOR  # an engine's first request this many times its kind's median is a warm-up
 
 
 class BrokenAssumption(Exception):
@@ -199,3 +199,55 @@ def compare_summary(stats, summary):
                                     more=len(differences) - 3))
         return Finding(False, t("nb.06.pandas-differs", differences="; ".join(differences)))
     return Finding(True, t("nb.06.pandas-agrees", groups=groups, ratios=ratios))
+
+
+# --- a file by its own settings: what notebook 06 needs beyond the lab's file ----------------------------------
+
+def sizes(path, gpu=None, cpu=None):
+    """The sizes `path` was measured with (kvlab.latency.Sizes): each config's (GPU, CPU) capacity in tokens
+    (`.of(config)`), the document length to simulate (`.tokens`) and where they come from (`.origin`: "file",
+    "lab" or "given"). From its settings file; the lab's sizes for the lab's own file only; else `gpu`/`cpu`.
+    A file that says nothing and was not given sizes stops with one line (BrokenAssumption)."""
+    from .errors import UserError
+    from .latency import file_sizes
+    from .summarize import read_records
+    try:
+        return file_sizes(path, read_records(str(path)), gpu, cpu)
+    except UserError as error:
+        raise BrokenAssumption(str(error)) from None
+
+
+def tiers(frame, shape, found, two_tier_cache):
+    """The simulator's tier of each request (a Series on frame's index), each config through its own
+    two_tier_cache(GPU, CPU) at the file's sizes `found` (from sizes()), in the order the passes ran."""
+    number = {doc: index for index, doc in enumerate(shape.docs)}  # the file's ids -> the simulator's 0, 1, ...
+    run = frame["pass"].map(shape.passes.index)
+    ordered = frame.assign(run=run).sort_values(["config", "run", "line"])
+    caches = {config: two_tier_cache(*found.of(config)) for config in ordered["config"].unique()}
+    return pd.Series([caches[row.config].access(number[row.doc], found.tokens) for row in ordered.itertuples()],
+                     index=ordered.index).reindex(frame.index)
+
+
+def warm_ups(frame):
+    """The warm-ups of a frame with a `tier` column: each config's first request (in run order, column `run`)
+    when it took at least WARMUP_FACTOR times the median of its kind (config, pass, tier). A DataFrame of those
+    rows with `times` (its TTFT over its kind's median); leave them out of any statistic."""
+    from .latency import warm_ups as found
+    ordered = frame.sort_values(["run", "line"]) if "run" in frame else frame.sort_values("line")
+    rows = found([({"config": row["config"], "pass": row["pass"], "doc": row["doc"], "ttft_ms": row["ttft_ms"],
+                    "index": index}, row["tier"]) for index, row in ordered.iterrows()])
+    picked = frame.loc[[record["index"] for record, _, _ in rows]].copy()
+    picked["times"] = [times for _, _, times in rows]
+    return picked
+
+
+def latency_report(path, gpu=None, cpu=None, samples=1000):
+    """kvlab latency's whole report for `path` (a dict): the file's sizes, its warm-ups (left out), the bounded
+    fit (no cost below 0), each prediction and a bootstrap interval (over requests) of every parameter and
+    prediction. Same as `python -m kvlab latency PATH --json`."""
+    from .errors import UserError
+    from .latency import report
+    try:
+        return report(path, gpu, cpu, samples=samples)
+    except UserError as error:
+        raise BrokenAssumption(str(error)) from None

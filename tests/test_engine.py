@@ -44,6 +44,19 @@ def test_a_request_agrees_when_it_is_slow_exactly_when_the_simulator_says_miss()
     assert engine.compare(flat, 2, 2, 100, lab.FWD_FWD_REV)["lmcache"][:2] == (0, 6)
 
 
+def test_the_agreement_says_what_it_cannot_tell_apart():
+    overlap = engine.tells({"miss": (900, 950), "cpu": (59, 150), "gpu": (60, 107)})
+    assert "not a reuse of the live context (60.0-107.0 ms) from a restore" in overlap and "GPU tier" in overlap
+    assert engine.tells({"miss": (900, 950), "cpu": (55, 60), "gpu": (14, 14)}).startswith("recompute, restore and reuse")
+    assert engine.tells({"miss": (900, 950)}) == "all its requests are of one kind: nothing to tell apart"
+
+
+def test_the_default_is_the_labs_shape_a_cache_smaller_than_the_documents():
+    reverse = [outcome for name, _, outcome in outcomes(2000, engine.CACHE_DOCS * 2000, lab.DOCS, 2000, lab.FWD_FWD_REV)]
+    assert engine.CACHE_DOCS < lab.DOCS and reverse[10:20] == ["miss"] * 10   # the replay pass recomputes
+    assert reverse[20:] == ["gpu"] + ["cpu"] * 3 + ["miss"] * 6              # the reverse pass splits 1 + 3 + 6
+
+
 @pytest.mark.engine
 def test_the_real_engine_records_the_labs_file_and_matches_the_simulator(tmp_path):
     pytest.importorskip("llama_cpp.server")
@@ -59,6 +72,9 @@ def test_the_real_engine_records_the_labs_file_and_matches_the_simulator(tmp_pat
     assert [record["doc"] for record in records[:12]] == [0, 1, 2, 3, 0, 1, 2, 3, 3, 2, 1, 0]
     for config, (agree, total, groups) in engine.compare(records, 4, 4, 1200, lab.FWD_FWD_REV).items():
         assert agree == total == 12, (config, groups)
+    if "no figure" not in result.stdout:  # drawn where matplotlib is installed
+        assert engine.figure_path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "tells a recompute" in result.stdout or "stand apart" in result.stdout
     settings = json.loads(engine.settings_path(out).read_text())
     assert (settings["docs"], settings["doc_tokens"], settings["cache_docs"]) == (4, 1200, 4) and "5011" in settings["note"]
     summary = python(KVLAB / "summarize.py", out, tmp_path / "measured.json", cwd=tmp_path)

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from helpers import ROOT, STAND_IN, call_main, clean_env
-from kvlab import cli, latency
+from kvlab import cli, latency, measure
 from kvlab.measure import question
 from kvlab.summarize import FIELDS, read_records, summarize
 
@@ -72,7 +72,7 @@ def test_step_7_in_milliseconds_is_the_cpu_cliff_and_is_labelled_a_prediction(ca
     assert {cpu: row["misses"] for cpu, row in sweep.items()} == {
         "0": 10, "20000": 10, "30000": 10, "40000": 10, "50109": 10, "50110": 0, "56000": 0}
     assert sweep["56000"]["p50_ms"] < sweep["50109"]["p50_ms"] / 5
-    cli.main(["latency", str(STAND_IN)])
+    cli.main(["latency", str(STAND_IN), "--samples", "50"])
     out = capsys.readouterr().out
     assert "GENERATED stand-in" in out and "PREDICTION" in out and "GB/s" in out
 
@@ -135,11 +135,17 @@ def test_the_recorded_file_has_the_labs_fields_and_pass_order(recorded):
     assert all(0 < r["ttft_ms"] <= r["total_ms"] for r in records)
 
 
-def test_summarize_accepts_it_and_its_ratios_have_the_labs_shape(recorded):
-    ratio = summarize(read_records(str(recorded["out"])))["ratio"]
-    assert ratio["pass2-replay"]["p50"] > 2      # recomputed against loaded from CPU
-    assert ratio["pass1-cold"]["p50"] < 1        # lmcache also writes the KV to its CPU tier
-    assert ratio["pass3-reverse"]["p50"] > 1
+def test_summarize_accepts_it_and_the_settings_say_how_it_was_recorded(recorded):
+    summary = summarize(read_records(str(recorded["out"])))  # its ratios: benchmarks/bench_measure.py prints them
+    assert set(summary["ratio"]) == {"pass1-cold", "pass2-replay", "pass3-reverse"}
+    settings = json.loads(recorded["parts"]["lmcache"].with_name("lmcache.settings.json").read_text())
+    assert (settings["docs"], settings["tokens"], settings["doc_tokens"], settings["warmup"]) == (10, TOKENS, TOKENS, 1)
+    assert settings["ttft"] == "first-non-empty-text" and settings["concurrency"] == 1
+    mine = settings["configs"]["lmcache"]
+    assert (mine["gpu_tokens"], mine["cpu_tokens"]) == (21520 * TOKENS // 4864, 56000 * TOKENS // 4864)
+    assert mine["cold"]["checked_by"] == ["server"] and mine["cold"]["warm_docs"] == []
+    assert [request["outcome"] for request in mine["requests"][:10]] == ["miss"] * 10
+    assert [request["cached_tokens"] for request in mine["requests"][10:20]] == [TOKENS] * 10  # all found in the CPU tier
 
 
 def test_notebook_06_reads_it_as_the_labs_layout(recorded):
@@ -150,41 +156,97 @@ def test_notebook_06_reads_it_as_the_labs_layout(recorded):
     assert layout.orders == {"pass1-cold": "fwd", "pass2-replay": "fwd", "pass3-reverse": "rev"}
 
 
-def test_the_ttft_groups_follow_the_simulators_outcomes(recorded):
+def test_each_request_is_where_the_simulator_and_the_server_say(recorded):
     records = read_records(str(recorded["out"]))
     gpu, cpu = 21520 * TOKENS // 4864, 56000 * TOKENS // 4864
-    groups = {}
     for config in ("baseline", "lmcache"):
         caps = (gpu, 0) if config == "baseline" else (gpu, cpu)
         mine = [r for r in records if r["config"] == config]
-        for record, (_, _, outcome) in zip(mine, latency.outcomes(*caps, 10, TOKENS, ("fwd", "fwd", "rev"))):
+        said = json.loads(recorded["parts"][config].with_name(f"{config}.settings.json").read_text())
+        expected = latency.outcomes(*caps, 10, TOKENS, ("fwd", "fwd", "rev"))
+        assert [request["outcome"] for request in said["configs"][config]["requests"]] == [o for _, _, o in expected]
+        for record, (_, _, outcome) in zip(mine, expected):
             asked = len(question(1, record["doc"]).split())
             floor = TEST_MODEL.ttft_ms(outcome, TOKENS, config == "lmcache", question_tokens=asked) / SPEED
             assert record["ttft_ms"] >= floor - 0.2, (record, outcome)  # the server slept at least that long
-            groups.setdefault((config, outcome), []).append(record["ttft_ms"])
-    assert sorted(groups) == [("baseline", "gpu"), ("baseline", "miss"), ("lmcache", "cpu"), ("lmcache", "gpu"),
-                              ("lmcache", "miss")]
-    assert len(groups[("baseline", "gpu")]) == 4 and len(groups[("lmcache", "cpu")]) == 16
-    # Whatever HTTP adds is the same for every request: the groups stand apart by what the model says.
-    hits = max(statistics.median(groups[key]) for key in groups if key[1] != "miss")
-    apart = (TEST_MODEL.ttft_ms("miss", TOKENS, False) - TEST_MODEL.ttft_ms("cpu", TOKENS, True)) / SPEED
-    assert min(statistics.median(groups[key]) for key in groups if key[1] == "miss") - hits > apart / 2
 
 
-def test_append_adds_a_config_to_a_file_and_force_replaces_its_lines(recorded, tmp_path, capsys, no_debug):
+def test_append_adds_a_config_and_force_replaces_its_lines_a_warm_server_flagged(recorded, tmp_path, capsys,
+                                                                                 no_debug):
     out = tmp_path / "ttft.jsonl"
     baseline = recorded["parts"]["baseline"].read_text()
     out.write_text(baseline)
+    (tmp_path / "ttft.settings.json").write_text(recorded["parts"]["baseline"].with_name("baseline.settings.json").read_text())
     args = ["measure", "--base-url", f"http://127.0.0.1:{recorded['ports']['lmcache']}", "--config", "lmcache",
-            "--tokens", TOKENS, "--docs", 1, "--passes", "fwd", "--warmup", 0, "--append", out]
-    first = call_main(cli.main, args, capsys)
-    assert first.returncode == 0 and "from /tokenize" in first.stdout, first
-    assert out.read_text().startswith(baseline) and len(out.read_text().splitlines()) == 31
-    again = call_main(cli.main, args, capsys)
-    assert again.returncode == 2 and "already holds lines of config lmcache" in again.stderr
-    forced = call_main(cli.main, args + ["--force"], capsys)
-    assert forced.returncode == 0 and len(out.read_text().splitlines()) == 31
-    assert [json.loads(line)["config"] for line in out.read_text().splitlines()] == ["baseline"] * 30 + ["lmcache"]
+            "--tokens", TOKENS, "--warmup", 0, "--append", out]
+    warm = call_main(cli.main, args, capsys)  # the fixture already read these documents: the server is warm
+    assert warm.returncode == 2 and "not cold" in warm.stderr and "Restart the server" in warm.stderr, warm
+    assert out.read_text() == baseline
+    first = call_main(cli.main, args + ["--allow-warm"], capsys)
+    assert first.returncode == 0 and "from /tokenize" in first.stdout and "--allow-warm" in first.stderr, first
+    assert out.read_text().startswith(baseline) and len(out.read_text().splitlines()) == 60
+    settings = json.loads((tmp_path / "ttft.settings.json").read_text())
+    assert set(settings["configs"]) == {"baseline", "lmcache"} and settings["configs"]["lmcache"]["cold"]["allowed_warm"]
+    again = call_main(cli.main, args + ["--allow-warm"], capsys)
+    assert again.returncode == 2 and "replaces that config's lines" in again.stderr
+    forced = call_main(cli.main, args + ["--allow-warm", "--force"], capsys)
+    assert forced.returncode == 0 and len(out.read_text().splitlines()) == 60
+    assert [json.loads(line)["config"] for line in out.read_text().splitlines()] == ["baseline"] * 30 + ["lmcache"] * 30
+    other = call_main(cli.main, ["measure", "--base-url", "http://127.0.0.1:9", "--config", "lmcache", "--docs", 2,
+                                 "--tokens", 50, "--append", "--force", out], capsys)  # nothing is sent: port 9 unused
+    assert other.returncode == 2 and "holds another run (10 documents of 200 tokens" in other.stderr, other
+
+
+def test_a_model_the_server_does_not_serve_is_refused(recorded, tmp_path, capsys, no_debug):
+    result = call_main(cli.main, ["measure", "--base-url", f"http://127.0.0.1:{recorded['ports']['baseline']}",
+                                  "--model", "Qwen/Qwen2.5-1.5B-Instruct", "--docs", 1, tmp_path / "t.jsonl"], capsys)
+    assert result.returncode == 2 and "does not serve 'Qwen/Qwen2.5-1.5B-Instruct'" in result.stderr
+    assert "kvlab-simulation" in result.stderr and not (tmp_path / "t.jsonl").exists()
+
+
+def test_concurrency_sends_n_at_a_time_and_says_so(recorded, tmp_path, capsys):
+    import httpx
+    root = f"http://127.0.0.1:{recorded['ports']['baseline']}"
+    out = tmp_path / "t.jsonl"
+    result = call_main(cli.main, ["measure", "--base-url", root, "--docs", 4, "--tokens", 30, "--passes", "fwd",
+                                  "--warmup", 0, "--concurrency", 2, "--allow-warm", out], capsys)
+    assert result.returncode == 0 and "2 requests in flight" in result.stdout, result
+    assert [json.loads(line)["doc"] for line in out.read_text().splitlines()] == [0, 1, 2, 3]
+    assert json.loads((tmp_path / "t.settings.json").read_text())["concurrency"] == 2
+    assert httpx.post(f"{root}/v1/completions", json={"prompt": "a\n\nb", "model": "other"}).status_code == 404
+
+
+def test_the_cold_pass_judged_by_time_where_the_server_says_nothing():
+    cold = [{"doc": doc, "ttft_ms": ms} for doc, ms in enumerate([31.0, 29.5, 600.0, 590.0])]
+    verdict = measure.cold_verdict(cold, {"miss_ms": 580.0, "hit_ms": 30.0})
+    assert verdict["checked_by"] == ["timing"] and verdict["warm_docs"] == [0, 1]
+    assert measure.cold_verdict(cold, {"miss_ms": 60.0, "hit_ms": 30.0})["checked_by"] == []  # too close to tell
+    said = [{"doc": 0, "ttft_ms": 5.0, "cached_tokens": 0}, {"doc": 1, "ttft_ms": 5.0, "cached_tokens": 4000}]
+    verdict = measure.cold_verdict(said, {"miss_ms": 580.0, "hit_ms": 30.0}, doc_tokens=4864)
+    assert verdict["checked_by"] == ["server"] and verdict["warm_docs"] == [1]  # the server's word, not the clock
+
+
+def test_ctrl_c_keeps_what_was_measured_in_a_partial_file(tmp_path, capsys, monkeypatch, no_debug):
+    pytest.importorskip("httpx")
+    server = Misbehaving("ok")
+    server.start()
+    calls = []
+
+    def interrupted(self, payload, prompt_tokens=None):
+        calls.append(payload)
+        if len(calls) > 3:
+            raise KeyboardInterrupt
+        return measure.Reply(12.5, 12.5, 20.0, 0)
+
+    monkeypatch.setattr(measure.Client, "stream", interrupted)
+    try:
+        result = measure_against(server.port, tmp_path / "ttft.jsonl", capsys)
+    finally:
+        server.stop()
+    assert result.returncode == 130 and not (tmp_path / "ttft.jsonl").exists()
+    partial = tmp_path / "ttft.partial.jsonl"
+    assert "3 requests measured so far are in" in result.stderr and str(partial) in result.stderr
+    assert [json.loads(line)["doc"] for line in partial.read_text().splitlines()] == [0, 1, 0]
 
 
 def test_serve_says_it_is_a_simulation_and_answers_without_streaming(recorded):
@@ -194,7 +256,9 @@ def test_serve_says_it_is_a_simulation_and_answers_without_streaming(recorded):
     prompt = "one two three\n\nWhich word comes first?"
     answers = [httpx.post(f"{root}/v1/completions", json={"prompt": prompt, "max_tokens": 2}) for _ in range(2)]
     assert [answer.headers["x-kvlab-outcome"] for answer in answers] == ["miss", "gpu"]
-    assert answers[0].json()["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+    assert answers[0].json()["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9,
+                                          "prompt_tokens_details": {"cached_tokens": 0}}
+    assert answers[1].json()["usage"]["prompt_tokens_details"] == {"cached_tokens": 3}  # the document, as vLLM says it
     assert httpx.post(f"{root}/tokenize", json={"prompt": prompt}).json()["count"] == 7
     assert httpx.post(f"{root}/v1/completions", json={"prompt": 5}).status_code == 400
 
@@ -236,11 +300,28 @@ class Misbehaving(threading.Thread):
             body = reader.read(length)
             path = request.split()[1]
             if path == "/v1/models":
-                self.send(connection, 200, {"data": [{"id": "broken"}]})
+                self.send(connection, 200, {"data": [{"id": "broken", "max_model_len": 10 if self.mode == "context" else 99}]})
             elif path == "/tokenize":
                 self.send(connection, 200, {"count": len(json.loads(body)["prompt"].split())})
+            elif path == "/metrics":
+                self.send(connection, 404, {"detail": "Not Found"})
             elif self.mode == "error":
                 self.send(connection, 500, {"error": {"message": "the engine fell over"}})
+            elif self.mode == "context":
+                self.send(connection, 400, {"error": {"message": "Requested tokens (27) exceed context window of 10"}})
+            elif self.mode == "silent-context" and json.loads(body).get("stream"):  # llama-cpp-python's way
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+                return
+            elif self.mode == "silent-context":
+                self.send(connection, 400, {"error": {"message": "This model's maximum context length is 10 tokens"}})
+            elif self.mode == "plain":
+                self.send(connection, 200, {"choices": [{"text": " a", "finish_reason": "length"}]})
+            elif self.mode == "empty-first":
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+                connection.sendall(b'data: {"choices": [{"text": "", "finish_reason": null}]}\n\n')
+                time.sleep(0.15)
+                connection.sendall(b'data: {"choices": [{"text": " a", "finish_reason": "length"}]}\n\ndata: [DONE]\n\n')
+                return
             else:
                 connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                                    b"transfer-encoding: chunked\r\n\r\n")
@@ -281,7 +362,10 @@ def no_debug(monkeypatch):
 
 
 @pytest.mark.parametrize("mode, fragment", [("error", "HTTP 500"), ("cut", "stopped mid-stream"),
-                                            ("hang", "sent nothing for 0.2 s")])
+                                            ("hang", "sent nothing for 0.2 s"),
+                                            ("plain", "answered without streaming"),
+                                            ("context", "beyond its context of 10 tokens"),
+                                            ("silent-context", "the server says: This model's maximum context")])
 def test_a_misbehaving_server_is_one_line_and_nothing_written(mode, fragment, tmp_path, capsys, no_debug):
     server = Misbehaving(mode)
     server.start()
@@ -290,6 +374,20 @@ def test_a_misbehaving_server_is_one_line_and_nothing_written(mode, fragment, tm
     finally:
         server.stop()
     assert_failed(result, tmp_path / "ttft.jsonl", fragment)
+
+
+def test_ttft_waits_for_text_and_the_first_empty_event_is_kept_beside_it(tmp_path, capsys):
+    server = Misbehaving("empty-first")
+    server.start()
+    try:
+        result = measure_against(server.port, tmp_path / "ttft.jsonl", capsys, "--passes", "fwd")
+    finally:
+        server.stop()
+    assert result.returncode == 0, result
+    records = [json.loads(line) for line in (tmp_path / "ttft.jsonl").read_text().splitlines()]
+    requests = json.loads((tmp_path / "ttft.settings.json").read_text())["configs"]["baseline"]["requests"]
+    for record, request in zip(records, requests):
+        assert record["ttft_ms"] >= 150 > request["first_event_ms"], (record, request)  # the server slept 0.15 s
 
 
 def test_a_server_that_is_down_is_one_line_and_nothing_written(tmp_path, capsys, no_debug):
@@ -314,3 +412,66 @@ def test_the_lab_scripts_stay_standard_library_only():
     for name in ("kvsim.py", "scenario.py", "summarize.py"):
         text = (ROOT / "kvlab" / name).read_text()
         assert not re.search(r"^\s*(import|from)\s+(httpx|starlette|uvicorn|tqdm)", text, re.M), name
+
+
+# --- a file read by its own settings -------------------------------------------------------------------------
+
+ENGINE_TRUTH = latency.LatencyModel(prefill_fixed_ms=40, prefill_ms_per_token=0.9, load_ms_per_byte=1 / 2e6,
+                                    write_fixed_ms=0.0, decode_ms_per_token=2.0, kv_bytes_per_token=8204)
+
+
+def engine_like(folder, tokens=2000, cache_docs=4, warm_up_ms=11800.0):
+    """A file shaped like kvlab engine's (GPU = one document, CPU = a RAM cache of 4), from a known model, with a
+    slow first request (a warm-up), and its settings file beside it."""
+    records = []
+    for config, cpu in (("baseline", 0), ("lmcache", cache_docs * tokens)):
+        for index, (name, doc, outcome) in enumerate(latency.outcomes(tokens, cpu, 10, tokens, ("fwd", "fwd", "rev"))):
+            ttft = ENGINE_TRUTH.ttft_ms(outcome, tokens, cpu > 0) * (1 + 0.01 * ((doc * 7 + index) % 5 - 2))
+            records.append({"config": config, "pass": name, "doc": doc, "doc_tokens": tokens,
+                            "ttft_ms": round(warm_up_ms if index == 0 else ttft, 2), "total_ms": round(ttft + 6, 2)})
+    out = folder / "ttft-cpu.jsonl"
+    out.write_text("".join(json.dumps(record) + "\n" for record in records))
+    settings = {"docs": 10, "doc_tokens": tokens, "cache_docs": cache_docs, "warmup": 1,
+                "configs": {"baseline": {"gpu_tokens": tokens, "cpu_tokens": 0},
+                            "lmcache": {"gpu_tokens": tokens, "cpu_tokens": cache_docs * tokens}}}
+    measure.settings_path(out).write_text(json.dumps(settings))
+    return out
+
+
+def test_latency_reads_a_file_by_its_own_sizes_leaves_its_warm_ups_out_and_gives_intervals(tmp_path):
+    out = engine_like(tmp_path)
+    result = latency.report(out, kv_bytes_per_token=8204, samples=40)
+    assert result["sizes"]["origin"] == "file" and result["sizes"]["gpu_cpu"]["lmcache"] == [2000, 8000]
+    assert [(w["config"], w["doc"], w["ttft_ms"]) for w in result["fit"]["warm_ups"]] == [("baseline", 0, 11800.0),
+                                                                                          ("lmcache", 0, 11800.0)]
+    assert all(value >= 0 for name, value in result["model"].items() if name in latency.COLUMNS)
+    assert all(value > 0 for value in result["predictions"].values())
+    for name, value in result["predictions"].items():
+        low, high = result["intervals"][name]
+        assert 0 <= low <= value <= high, (name, low, value, high)
+    # step 7 at the file's own scale: the cliff at ten of its documents (20,000 tokens), not at 50,110
+    sweep = {int(cpu): row["misses"] for cpu, row in result["step7_prediction"].items()}
+    assert sweep[19999] == 10 and sweep[20000] == 0 and result["step7_gpu"] == 2000
+
+
+def test_a_fit_that_would_give_a_negative_cost_holds_it_at_zero():
+    labelled = []
+    for tokens in (1000, 3000):
+        for outcome, ms in (("miss", 40 + 0.5 * tokens), ("gpu", 40.0)):
+            for config in ("baseline", "lmcache"):
+                extra = -15.0 if (config, outcome) == ("lmcache", "miss") else 0.0  # the write "saves" 15 ms
+                labelled.append(({"config": config, "doc_tokens": tokens, "ttft_ms": ms + extra, "total_ms": ms + 50},
+                                 outcome))
+    model, report = latency.fit_labelled(labelled)
+    assert model.write_fixed_ms == 0 and "write_fixed_ms" in report["held_at_zero"]
+    assert all(getattr(model, name) >= 0 for name in latency.COLUMNS)
+
+
+def test_a_file_with_no_sizes_is_refused_in_one_line_and_sizes_can_be_given(tmp_path, capsys, no_debug):
+    out = engine_like(tmp_path)
+    measure.settings_path(out).unlink()
+    result = call_main(cli.main, ["latency", out, "--samples", 10], capsys)
+    assert result.returncode == 2 and "give --gpu --cpu in tokens" in result.stderr and result.stderr.count("\n") == 1
+    given = call_main(cli.main, ["latency", out, "--gpu", 2000, "--cpu", 8000, "--samples", 10], capsys)
+    assert given.returncode == 0 and "Sizes as given" in given.stdout and "Left out as a warm-up" in given.stdout
+    assert "interval" in given.stdout and "-" not in given.stdout.split("Step 7")[1].split("p50")[1][:3]

@@ -118,3 +118,27 @@ def test_read_skips_blank_lines_and_names_a_bad_line(tmp_path):
     path.write_text(f"{row}\n{{oops\n")
     with pytest.raises(ValueError, match=r"line 2: not JSON"):
         ttft.read(path)
+
+
+def test_a_file_is_read_by_its_own_sizes_and_its_warm_ups_are_named(tmp_path):
+    from kvlab import measure
+    from kvlab.kvsim import TwoTierCache
+    frame = stand_in()
+    assert ttft.sizes(STAND_IN).origin == "lab" and ttft.sizes(STAND_IN).of("lmcache") == (lab.GPU, lab.OFFLOAD_CPU)
+    engine = frame.assign(doc_tokens=2000)  # as kvlab engine records it: GPU = one document, CPU = four
+    engine.loc[0, "ttft_ms"] = 11800.0
+    path = tmp_path / "ttft-cpu.jsonl"
+    path.write_text(engine.drop(columns="line").to_json(orient="records", lines=True))
+    with pytest.raises(ttft.BrokenAssumption, match="give --gpu --cpu"):
+        ttft.sizes(path)  # another file, no settings: never the lab's sizes
+    measure.settings_path(path).write_text(json.dumps({"configs": {"baseline": {"gpu_tokens": 2000, "cpu_tokens": 0},
+                                                                   "lmcache": {"gpu_tokens": 2000, "cpu_tokens": 8000}}}))
+    found = ttft.sizes(path)
+    assert found.origin == "file" and found.tokens == 2000
+    shape = ttft.layout(engine).stop_if_broken()
+    engine["run"] = engine["pass"].map(shape.passes.index)
+    engine["tier"] = ttft.tiers(engine, shape, found, TwoTierCache)
+    reverse = engine[(engine["pass"] == "pass3-reverse") & (engine["config"] == "lmcache")]["tier"].tolist()
+    assert reverse == ["gpu"] + ["cpu"] * 3 + ["miss"] * 6   # not the lab's 4 + 6
+    warm = ttft.warm_ups(engine)
+    assert warm.index.tolist() == [0] and warm["times"].iloc[0] > 10

@@ -26,6 +26,7 @@ COMMANDS = {
     "course": "kvlab.instructor.course",
     "autograder": "kvlab.instructor.autograder",
     "release": "kvlab.instructor.release",
+    "plants": "kvlab.instructor.plants",
     "i18n": "kvlab.instructor.catalogs",
 }
 

@@ -197,14 +197,19 @@ class StepJudge:
         return frozenset(rule.id for rule in self.step.rules if rule.optional is not None and self.applies[rule.id])
 
     def first_failing(self):
-        """The rule to show: the one chosen on the smallest case, else the first failing one that applies."""
+        """The rule to show: the one chosen on the smallest case, else the first failing one that applies (one of
+        the lab's own rules before an optional one)."""
         if self.shown is not None:
             return self.step.rule(self.shown)
-        return next((rule for rule in self.step.rules if rule.id in self.first and self.applies[rule.id]), None)
+        failing = [rule for rule in self.step.rules if rule.id in self.first and self.applies[rule.id]]
+        return next((rule for rule in failing if rule.optional is None), failing[0] if failing else None)
 
-    def failing_rules(self, case, got, want):
-        """The rules (that apply) on which `got` differs from `want` for `case`."""
-        return [rule for rule in self.step.rules if self.applies[rule.id] and fails(rule, case, got, want)]
+    def failing_rules(self, case, got, want, required=False):
+        """The rules (that apply) on which `got` differs from `want` for `case`: the lab's own first, then the
+        optional ones (an edition's counters); with `required`, the lab's own only."""
+        found = [rule for rule in self.step.rules if self.applies[rule.id] and fails(rule, case, got, want)]
+        mine = [rule for rule in found if rule.optional is None]
+        return mine if required else mine + [rule for rule in found if rule.optional is not None]
 
     def shrink(self, rule):
         """Generator: make the rule's case smaller while the step still differs on it (the reference answers);
@@ -212,6 +217,7 @@ class StepJudge:
         case, got, want, hidden = self.first[rule.id]
         if not self.expect.can_shrink:
             return
+        required = rule.optional is None  # smaller while a rule of the lab's own still differs
         seen = set()
         for _ in range(SHRINK_ROUNDS):
             candidates = []
@@ -229,12 +235,12 @@ class StepJudge:
                 if seen_obs is None:
                     continue
                 expected = self.expect.want(self.step, candidate)
-                if self.failing_rules(candidate, seen_obs, expected):
+                if self.failing_rules(candidate, seen_obs, expected, required):
                     case, got, want = candidate, seen_obs, expected
                     break
             else:
                 break
-        shown = self.failing_rules(case, got, want)
+        shown = self.failing_rules(case, got, want, required)
         if shown:
             self.first[shown[0].id] = (case, got, want, hidden)
             self.shown = shown[0].id

@@ -21,7 +21,7 @@ class Row(NamedTuple):
     misconception: str = ""   # the hint's id, "hint.<misconception>"; "" when the rule held or is held back
     seen: object = None       # a Msg: what the rule saw (the student's own values), or None
     held: object = None       # a Msg saying why the hint is held back (an earlier failure), or None
-    skipped: bool = False     # not judged here (the stored digests do not cover this input)
+    skipped: bool = False     # not judged here: another step pays for it, or it waits for another step
     rule_id: str = ""
 
     @property

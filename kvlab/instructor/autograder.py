@@ -15,7 +15,7 @@ run_autograder grades /autograder/submission (its top, one folder down, or the s
 kvlab/ tree: kvlab.instructor.layout.locate) with the course file and writes
 /autograder/results/results.json: one test per step, its points as the course gives them (partial
 credit included; no late policy: Gradescope applies its own), and as output the step's failing rules
-with their hints. A hidden rule's row carries no case (kvlab.check.labsteps.redact), so every test is
+with their hints. A hidden rule's row carries no case (kvlab.check.engine: a hidden case is never kept in a Verdict), so every test is
 "visible": there is nothing to hold back until publication.
 
 The student's code runs in the grader's bubblewrap sandbox (uid 65534 inside, an unprivileged outside

@@ -7,7 +7,7 @@ bubblewrap (kvlab.instructor.sandbox), in one process per folder that is sent it
 time (Batch.run_steps: the public rules of summarize.py, kvsim.py's classes and scenario.py, then their
 hidden rules; a list that ended the process unlike a process of its own would, runs again alone), and
 only reports raw outcomes; the rules, the hidden random cases (from --course's secret, else --seed) and
-every verdict stay in this process, with the reference's answers (kvlab.instructor.oracle), behind
+every verdict stay in this process, with the reference's answers (kvlab.instructor.reference), behind
 kvlab.instructor.judge. A folder's own problem is a row in its report, never the end of the batch.
 
 KVLAB_NO_ISOLATION=1 runs the code as a plain child process with the grader's rights and environment:
@@ -120,7 +120,7 @@ class Interrupted(Exception):
 
 
 class Batch:
-    """What the folders of one run share: the options, the reference, the oracle, the cache, a stop switch."""
+    """What the folders of one run share: the options, the reference, its answers, the cache, a stop switch."""
 
     def __init__(self, options=Options(), cache=None, course=None):
         self.options, self.cache = options, Path(cache) if cache else None

@@ -3,7 +3,7 @@
 
 Feedback is what a student reads: every sentence comes from the catalog (kvlab/messages.py, the
 "course." ids), each failing rule with its hint as the report renders it. A hidden rule's row has no
-`seen` (kvlab.check.labsteps.redact), so no hidden case can reach a feedback file. Files are written
+`seen` (kvlab.check.engine: a hidden case is never kept in a Verdict), so no hidden case can reach a feedback file. Files are written
 whole (kvlab.files.write_files), and a different file already there is replaced only with --force.
 """
 import csv

@@ -49,16 +49,27 @@ def stand_in_module(names):
     return "".join("".join(lines[node.lineno - 1:node.end_lineno]) + "\n" for node in kept)
 
 
-def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None):
+def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None, here=None):
     generator = engine.judge(steps, expect, seed=seed, number_of=stub_step, artifacts=texts, owner=lab.owner)
+    if here is not None:  # trusted code in this process ({module name: module}): the tests, the costs table
+        from .reference import on_kvsim, reference_modules, run_here
+        modules = dict(here)
+        for name in files or {}:  # a staged file: the reference's module stands in
+            if name == f"{STAND_IN_LRU}.py":
+                modules[STAND_IN_LRU] = reference_modules()["kvsim"]
+            else:
+                modules = on_kvsim(modules, reference_modules()["kvsim"])
+        return conversation.here(generator, lambda jobs: run_here(transform(jobs) if transform else jobs, modules))
     return conversation.talk(generator, copy, timeout=timeout, backend=backend, files=files,
                              transform=(lambda jobs, request: transform(jobs)) if transform else None, kinds=kinds)
 
 
-def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds):
+def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None):
     """({step: engine Result} of a hand-in snapshot `copy`, the steps whose code the later steps were judged
-    without: the reference's stood in for it)."""
-    results = _talk([lab.STEPS[number] for number in ORDER], copy, backend, expect, seed, timeout, kinds, texts)
+    without: the reference's stood in for it). `here`: {module name: module} to run in this process instead
+    (trusted code only: the reference with a planted mistake)."""
+    results = _talk([lab.STEPS[number] for number in ORDER], copy, backend, expect, seed, timeout, kinds, texts,
+                    here=here)
     replaced = set()
     classes = PROCESSES["kvsim"]
     for number in classes:  # a class judged on the reference's class of an earlier failing step (TwoTierCache)
@@ -67,13 +78,13 @@ def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds):
             names = [_class_of(earlier) for earlier in failing]
             patch = {name: [STAND_IN_LRU, name] for name in names}
             again = _talk([lab.STEPS[number]], copy, backend, expect, seed, timeout, kinds,
-                          files={f"{STAND_IN_LRU}.py": stand_in_module(names)},
+                          files={f"{STAND_IN_LRU}.py": stand_in_module(names)}, here=here,
                           transform=lambda jobs: [{**job, "patch": patch} if job["kind"] == "ops" else job for job in jobs])
             results[number] = _quiet(again[number])
             replaced.update(failing)
     if any(not results[number].passed for number in classes):  # scenario.py's code on the reference kvsim.py
         scenario = [lab.STEPS[number] for number in PROCESSES["scenario"]]
-        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds,
+        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, here=here,
                       files={lab.STEPS[classes[0]].file: (PACKAGE / lab.STEPS[classes[0]].file).read_text(encoding="utf-8")})
         for number in PROCESSES["scenario"]:
             results[number] = _merged(results[number], _quiet(again[number]))

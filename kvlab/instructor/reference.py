@@ -8,10 +8,12 @@ observation. `kvlab release` stores both for the public cases (kvlab/check/expec
 student edition can judge and name mistakes without the reference.
 """
 import ast
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 import threading
 import types
@@ -65,10 +67,11 @@ def load_module(name, source, package="kvlab"):
     """A module made from `source`, whose relative imports (from .kvsim import ...) reach kvlab's own."""
     module = types.ModuleType(name)
     module.__package__ = package
-    module.__file__ = str(PACKAGE / f"{name}.py")
+    module.__file__ = str(PACKAGE / f"{name.rpartition('.')[2]}.py")
     code = _CODE.get((name, source))
     if code is None:
         code = _CODE[name, source] = compile(source, module.__file__, "exec")
+    module.__source__ = source
     exec(code, module.__dict__)
     return module
 
@@ -76,11 +79,14 @@ def load_module(name, source, package="kvlab"):
 class Fresh:
     """A planted module made anew for each job, as the student's process imports their file afresh per job."""
 
-    def __init__(self, name, source):
-        self.name, self.source = name, source
+    def __init__(self, name, source, package="kvlab", kvsim=None):
+        self.name, self.source, self.package, self.kvsim = name, source, package, kvsim
 
     def __call__(self):
-        return load_module(self.name, self.source)
+        if self.kvsim is not None:  # a scenario.py over a kvsim.py made anew: it imports the new one
+            import sys
+            sys.modules[f"{self.package}.kvsim"] = self.kvsim()
+        return load_module(self.name, self.source, self.package)
 
 
 def reference_modules():
@@ -103,6 +109,11 @@ def _ops(job, modules, timeout):
     module = modules.get(job["module"])
     if module is None:
         return {"kind": "missing"}
+    if job.get("patch"):  # a stand-in for a name (the reference LRUCache under a student's TwoTierCache)
+        module = load_module(f"_patched_{job['module']}", getattr(module, "__source__", None)
+                             or Path(module.__file__).read_text(encoding="utf-8"))
+        for name, (source, member) in job["patch"].items():
+            setattr(module, name, getattr(modules[source], member))
     return driver.run_ops(module, job["ops"], timeout, str(PACKAGE))
 
 
@@ -112,7 +123,9 @@ _SCRATCH = threading.local()  # one scratch folder per thread, for the files a r
 def _scratch():
     folder = getattr(_SCRATCH, "folder", None)
     if folder is None or not os.path.isdir(folder):
-        folder = _SCRATCH.folder = tempfile.mkdtemp(prefix="kvlab-reference-")
+        memory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        folder = _SCRATCH.folder = tempfile.mkdtemp(prefix="kvlab-reference-", dir=memory)  # files in memory
+        atexit.register(shutil.rmtree, folder, True)
     return folder
 
 
@@ -239,3 +252,45 @@ def stored(steps, expect=None):
             if planted:
                 signs[key] = {name: sorted(values) for name, values in planted.items()}
     return {"want": wants, "signs": signs}
+
+
+def _package(name, kvsim):
+    """A package of this process whose kvsim module is `kvsim`: where a hand-in's scenario.py is loaded."""
+    import sys
+    holder = types.ModuleType(name)
+    holder.__path__ = []
+    sys.modules.setdefault(name, holder)
+    sys.modules[f"{name}.kvsim"] = kvsim
+    return name
+
+
+def on_kvsim(modules, kvsim):
+    """The hand-in's modules with its scenario.py loaded anew on `kvsim` (the reference's standing in)."""
+    scenario = modules["scenario"]
+    source = getattr(scenario, "__source__", None) or Path(scenario.__file__).read_text(encoding="utf-8")
+    package = _package(f"_kvlab_on_{abs(hash((source, id(kvsim))))}", kvsim)
+    return {**modules, "kvsim": kvsim, "scenario": load_module(f"{package}.scenario", source, package=package)}
+
+
+def handin_modules(plant=None):
+    """{module name: module} of a whole hand-in made of the reference and, if given, one planted mistake:
+    its scenario.py runs on its own kvsim.py (planted or not), as a student's does. For this process only
+    (the tests and the table of what each mistake costs): trusted code, never a student's."""
+    modules = dict(reference_modules())
+    if plant is None:
+        return modules
+    import sys
+    stem = plant.file[:-3]
+    source = planted_source(plant, Path(modules[stem].__file__).read_text(encoding="utf-8"))
+    package = _package(f"_kvlab_handin_{abs(hash((plant.file, plant.qualname, str(plant.old))))}", modules["kvsim"])
+    planted = load_module(f"{package}.{stem}", source, package=package)
+    sys.modules[f"{package}.{stem}"] = planted
+    modules[stem] = Fresh(f"{package}.{stem}", source, package) if plant.fresh else planted
+    if stem == "kvsim":  # scenario.py imports the hand-in's own kvsim.py
+        fresh = modules["kvsim"]
+        modules = on_kvsim(modules, planted)
+        if plant.fresh:  # both made anew for every job, as a student's process imports them
+            scenario = modules["scenario"]
+            modules["scenario"] = Fresh(scenario.__name__, scenario.__source__, scenario.__package__, kvsim=fresh)
+        modules["kvsim"] = fresh
+    return modules

@@ -125,8 +125,19 @@ def by_size(cases, size):
 
 
 def same(got, want):
-    """Two views are equal as JSON (1 and 1.0 alike, True and 1 not)."""
-    return canonical(got) == canonical(want)
+    """Two views are equal as JSON (1 and 1.0 alike, True and 1 not, a tuple and a list alike)."""
+    if got is want:
+        return True
+    kind, other = type(got), type(want)
+    if kind is bool or other is bool:
+        return kind is other and got == want
+    if kind in (int, float) and other in (int, float):
+        return got == want
+    if kind in (list, tuple) and other in (list, tuple):
+        return len(got) == len(want) and all(same(one, two) for one, two in zip(got, want))
+    if kind is dict and other is dict:
+        return got.keys() == want.keys() and all(same(value, want[key]) for key, value in got.items())
+    return kind is other and got == want
 
 
 def first_difference(got, want):

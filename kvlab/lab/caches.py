@@ -54,6 +54,20 @@ def seq_cases(rng, cls, count, lengths, two=0.0, capacities=(0, 1, 3, 4, 5, 6, 8
     return cases
 
 
+def hit_then_evict(rng, cls, count, keys=KEYS):
+    """Cases where a hit should save an entry from the next eviction: fill, read the oldest again, add one more,
+    read them again (what tells LRU from FIFO, from evicting the newest, from asking that moves)."""
+    cases = []
+    for _ in range(count):
+        size = rng.choice([1, 1, 2, 3])
+        fill = rng.randint(2, 3)
+        capacity = size * fill + rng.choice([0, 0, size - 1])
+        names = list(keys[:fill + 1])
+        order = names[:fill] + [names[0]] + [names[fill]] + rng.sample(names, len(names))
+        cases.append({"kind": "seq", "cls": cls, "caps": [capacity], "ops": [[0, key, size] for key in order]})
+    return cases
+
+
 def tier_cases(rng, count, lengths, capacities=(0, 2, 3, 4, 5, 6, 8, 9), keys=KEYS):
     cases = []
     for _ in range(count):

@@ -30,7 +30,7 @@ MESSAGES = {
 
 
 def cases(rng, hidden):
-    runs = commands.random_params(rng, 30 if hidden else 36, docs=(2, 14) if hidden else (1, 6), big=hidden) \
+    runs = commands.random_params(rng, 24 if hidden else 30, docs=(2, 14) if hidden else (1, 6), big=hidden) \
         + commands.large_params(rng, 4)
     found = [{"kind": "run", **params} for params in runs]
     if not hidden:

@@ -18,7 +18,7 @@ MESSAGES = {
 }
 
 RULES = (Rule("baseline.file", ("artifact",), file_view, points=2, holds=file_holds, own=True),)
-MISCONCEPTIONS = (Misconception("missing-artifact", NUMBER), Misconception("artifact-other-run", NUMBER))
+MISCONCEPTIONS = (Misconception("missing-artifact", NUMBER),)
 
 
 def cases(rng, hidden):

@@ -24,8 +24,8 @@ MESSAGES = {
 
 def cases(rng, hidden):
     if hidden:
-        return caches.ordered(caches.tier_cases(rng, 40, (3, 12), keys=list(range(10)))
-                              + caches.tier_cases(rng, 4, (60, 150), capacities=(5, 9, 12, 20)))
+        return caches.ordered(caches.tier_cases(rng, 36, (3, 12), keys=list(range(10)))
+                              + caches.tier_cases(rng, 2, (40, 60), capacities=(5, 9, 12, 20)))
     return caches.ordered(caches.tier_cases(rng, 45, (1, 4)) + caches.tier_cases(rng, 35, (5, 9)))
 
 

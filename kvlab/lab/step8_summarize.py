@@ -76,7 +76,7 @@ def random_input(rng, hidden):
 
 
 def cases(rng, hidden):
-    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(24 if hidden else 30)]
+    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(20 if hidden else 26)]
     for _ in range(3 if hidden else 4):
         lines = random_input(rng, hidden)
         blank = list(lines)
@@ -385,6 +385,9 @@ def shrink(case):
     for index in range(len(lines)):
         if len(lines) > 1:
             yield {"kind": "input", "lines": lines[:index] + lines[index + 1:]}
+    for index in range(len(lines) - 1):  # two at once: an even count stays even
+        if len(lines) > 2:
+            yield {"kind": "input", "lines": lines[:index] + lines[index + 2:]}
 
 
 def show(case):

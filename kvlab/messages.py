@@ -29,6 +29,8 @@ MESSAGES = {
                                        "names none (kvlab course init --measurement FILE)."),
     "check.follows-from-step": "Not counted here: this comes from step {step}'s code (see step {step}).",
     "check.needs-step": "Judged once step {step} passes: step {step}'s mistake shows here too.",
+    "check.not-judged": "Not checked here.",
+    "check.not-judged-why": "This step is judged on its saved file, and no folder of saved files was given.",
     "check.skipped": "Not checked here: this measured file is not the one the lab was released with. The grader checks it.",
 
     # --- what a failing rule shows: the smallest case, and the student's value beside the lab's -----------

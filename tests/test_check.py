@@ -1,311 +1,110 @@
-"""The public checks: one planted mistake gets exactly one hint, the one that names its root cause.
+"""The student's check (`kvlab check`, check.step(n) in the notebooks): one table, one hint per mistake.
 
-The caches' plants are checked here in this process (check.lru_cache(cls)), under both oracles; every
-plant, scripts' plants included, is checked the real way (the whole table, through the driver in a fresh
-process, as `kvlab check` runs it) beside `kvlab grade` in test_parity.py. tests/planted.py is the
-table of plants: every hint of the catalog is given by one of them, and every correct alternative
-passes. The student edition's oracle (keyed digests) is exercised here too, on the same plants.
+End to end, each in a fresh process as `kvlab check` runs: a hand-in written from the lab text alone passes
+every step; a student who follows the lab's order (steps 1-4 written, TwoTierCache still a stub) passes
+steps 1-4; the edition's untouched stubs say, step by step, which function is not written yet; a step whose
+code runs on an earlier failing step's holds its hint back. In this process: what a row shows (the
+smallest case, the student's value beside the lab's), a class given directly, the table.
 """
-import importlib.util
 import json
 
 import pytest
 
-from helpers import KVLAB
-from kvlab import check, messages, steps
-from kvlab.check import caches, judging, labsteps, oracle
-from kvlab.check.report import Report, Row, hold_back
-from kvlab.i18n import Msg
-from kvlab.instructor import release
-from kvlab.instructor.oracle import Reference
-from planted import ALTERNATIVES, ARTIFACT_PLANTS, ELSEWHERE, PLANTS, folder_with, planted_text
+from helpers import KVLAB, ROOT
+from kvlab import check, lab
+from kvlab.check import labsteps
+from kvlab.instructor import plants
+from kvlab.instructor.reference import planted_source
+from planted import copy_scripts, folder_handin, reference_scripts, seed_true
 
-FAST = 0.5  # seconds a planted run may take before it counts as endless (the lab's runs take milliseconds)
-CACHES = [p for p in PLANTS if p.script == "kvsim.py" and p.pieces and p.name not in
-          ("kvsim_import_loop", "kvsim_import_error", "kvsim_renames_class", "lru_not_written")]
+STUB = 'raise NotImplementedError("step {n} is not written yet: {f} in kvlab/{file}")'
 
 
-@pytest.fixture(scope="module")
-def digests(tmp_path_factory):
-    """The student edition's oracle, recorded from the reference as `kvlab release` records it."""
-    path = tmp_path_factory.mktemp("digests") / "digests.json"
-    path.write_text(release.digests_file(release.expectations(), salt="test-salt"))
-    return oracle.Digests(path)
-
-
-def module_of(plant, tmp_path):
-    path = tmp_path / f"{plant.name}.py"
-    path.write_text(planted_text(plant))
-    spec = importlib.util.spec_from_file_location(plant.name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.mark.parametrize("plant", CACHES, ids=lambda plant: plant.name)
-def test_a_planted_cache_bug_gets_its_one_hint(plant, tmp_path, digests):
-    module = module_of(plant, tmp_path)
-    for chosen in (None, digests):
-        report = (check.lru_cache(module.LRUCache, oracle=chosen) if plant.steps == (1,)
-                  else check.two_tier_cache(module.TwoTierCache, oracle=chosen))
-        assert report.misconceptions == [plant.misconception], report
-        assert all(row.held for row in report.failures[1:])
-
-
-@pytest.mark.parametrize("plant", ALTERNATIVES, ids=lambda plant: plant.name)
-def test_a_correct_alternative_passes(plant, tmp_path, digests):
-    reports = check.steps(plant.steps, folder=folder_with(plant, tmp_path), artifacts=False, oracle=digests)
+def test_a_handin_written_from_the_lab_text_alone_passes_every_step(tmp_path):
+    """Plain scripts with argparse at the top, no main(), no run(), no counters, no gpu_cliff: 8 of 8."""
+    folder = seed_true(tmp_path / "seed-true")
+    reports = check.steps(folder=folder, artifacts=folder)
     assert all(report.passed for report in reports.values()), labsteps.table(reports)
+    assert not any(row.rule_id.endswith(".function") or row.rule_id == "lru.counters"
+                   for report in reports.values() for row in report.rows)  # what the text does not ask is not asked
 
 
-@pytest.mark.parametrize("plant", ARTIFACT_PLANTS, ids=lambda plant: plant.name)
-def test_a_wrong_or_missing_artifact_fails_its_step_saying_where_it_looked(plant, tmp_path, digests):
-    from kvlab.instructor import artifacts
-    artifacts.write(tmp_path)
-    plant.change(tmp_path)
-    report = check.step(plant.step, folder=KVLAB, artifacts=tmp_path, oracle=digests)
-    assert report.misconceptions == [plant.misconception], report
-    if plant.misconception == "missing-artifact":
-        assert str(tmp_path) in str(report)
+def in_order():
+    """Steps 1-4 written as the edition has them, run() still on LRUCache (step 2), TwoTierCache a stub."""
+    scripts = reference_scripts()
+    kvsim = scripts["kvsim.py"]
+    start = kvsim.index("        # BEGIN SOLUTION\n        if key in self.gpu:")
+    end = kvsim.index("        # END SOLUTION", start)
+    scripts["kvsim.py"] = kvsim[:start] + "        " + STUB.format(n=5, f="TwoTierCache.access", file="kvsim.py") + "\n" + kvsim[end:]
+    scripts["scenario.py"] = scripts["scenario.py"].replace("    cache = TwoTierCache(gpu, cpu)\n", "    cache = LRUCache(gpu)\n").replace(
+        "            tier = cache.access(doc, tokens)\n",
+        '            tier = "gpu" if cache.access(doc, tokens) else "miss"\n')
+    summarize = scripts["summarize.py"]
+    start = summarize.index("    # BEGIN SOLUTION\n    ttfts = ")
+    end = summarize.index("    # END SOLUTION", start)
+    scripts["summarize.py"] = summarize[:start] + "    " + STUB.format(n=8, f="summarize", file="summarize.py") + "\n" + summarize[end:]
+    return scripts
 
 
-def test_every_hint_of_the_catalog_is_given_by_a_plant():
-    hints = {key[len("hint."):] for key in messages.MESSAGES if key.startswith("hint.")}
-    given = {plant.misconception for plant in PLANTS} | {plant.misconception for plant in ARTIFACT_PLANTS}
-    assert hints - given - set(ELSEWHERE) == set(), "hints no plant gives: add a plant"
-    assert given | set(ELSEWHERE) <= hints, "plants naming a hint the catalog does not have"
+def test_code_right_for_steps_1_to_4_passes_them_whatever_later_steps_change(tmp_path):
+    folder = folder_handin(tmp_path / "in-order", in_order())
+    (folder / "cpu_cliff.json").unlink()  # step 7's loop is not run yet either
+    reports = check.steps(folder=folder, artifacts=folder)
+    assert [number for number, report in reports.items() if report.passed] == [1, 2, 3, 4], labsteps.table(reports)
+    assert reports[5].rows[0].hint.as_dict()["id"] == "stub.not-written"
+    assert reports[6].misconceptions in (["cpu-ignored"], ["not-written"])
 
 
-def test_no_hint_shows_the_labs_answer(tmp_path, digests):
-    """A wrong cliff.json and a wrong sweep: the report shows the student's values, never the lab's."""
-    from kvlab.instructor import artifacts
-    artifacts.write(tmp_path)
-    (tmp_path / "cliff.json").write_text('{"21520": 1, "30000": 1, "40000": 1, "45000": 1, "50109": 1, "50110": 1}\n')
-    plant = next(p for p in PLANTS if p.name == "gpu_cliff_first_pass")
-    text = str(check.steps((4,), folder=folder_with(plant, tmp_path / "code"), artifacts=tmp_path, oracle=digests)[4])
-    for answer in ('"50110": 10', "'50110': 10", "[9, 8, 7, 6]"):
-        assert answer not in text, text
+def test_the_editions_stubs_each_say_which_function_to_write(tmp_path):
+    from kvlab.instructor import release
+    folder = tmp_path / "stubs"
+    folder.mkdir()
+    for name in lab.SCRIPTS:
+        (folder / name).write_text(release.stub_source((KVLAB / name).read_text(), f"kvlab/{name}"))
+    reports = check.steps(folder=folder, artifacts=folder)
+    assert all(not report.passed and report.rows[0].rule_id == "written" for report in reports.values())
+    table = labsteps.table(reports)
+    assert "step 1 is not written yet: LRUCache." in table and "step 8 is not written yet: summarize" in table
 
 
-def test_the_reference_passes_every_public_check_under_both_oracles(digests):
-    for chosen in (None, digests):
-        reports = check.steps(folder=KVLAB, artifacts=False, oracle=chosen)
-        assert all(report.passed for report in reports.values()), labsteps.table(reports)
+def test_a_row_shows_the_smallest_case_and_the_students_value_beside_the_labs():
+    fifo = next(plant for number, name, index, plant in plants.plants() if name == "fifo")
+    namespace = {}
+    exec(compile(planted_source(fifo, (KVLAB / "kvsim.py").read_text()), "kvsim.py", "exec"), namespace)
+    report = check.lru_cache(namespace["LRUCache"])
+    first = report.failures[0]
+    assert report.misconceptions == ["fifo"] and all(row.held for row in report.failures[1:])
+    text = str(first.hint)
+    assert "LRUCache(2): access('a', 1), access('b', 1), access('a', 1)" in text
+    assert "yours: ['a', 'b']" in text and "The lab's rules: ['b', 'a']" in text
 
 
-def test_the_digests_hold_no_answer(digests):
-    text = digests.path.read_text()
-    assert '"50110":10' not in text and "[9,8,7,6]" not in text and "576." not in text and "48.6" not in text
-    assert set(json.loads(text)) == {"salt", "digests"}
+def test_a_crash_names_the_line_and_later_steps_wait_for_the_step_they_run_on(tmp_path):
+    scripts = reference_scripts()
+    scripts["kvsim.py"] = scripts["kvsim.py"].replace(
+        "            _, evicted = self._sizes.popitem(last=False)\n            self._used -= evicted",
+        "            _, evicted = self._sizes.popitem(last=False)")
+    folder = copy_scripts(KVLAB, tmp_path / "crash")
+    (folder / "kvsim.py").write_text(scripts["kvsim.py"])
+    reports = check.steps((1, 2, 5), folder=folder, artifacts=False)
+    assert reports[1].misconceptions == ["used-not-freed"]
+    assert "raised KeyError at kvsim.py:" in str(reports[1].failures[0].hint)
+    assert all(row.held for number in (2, 5) for row in reports[number].failures)
 
 
-def test_a_stale_edition_fails_and_an_unknown_measured_file_is_skipped(tmp_path):
-    path = tmp_path / "digests.json"
-    path.write_text('{"salt": "s", "digests": []}')
-    stale = oracle.Digests(path)
-    lru = check.lru_cache(oracle=stale)
-    summary = check.summarize_function(oracle=stale)
-    assert lru.misconceptions == ["stale-expectations"]
-    assert summary.passed and all(row.skipped for row in summary.rows) and "–" in str(summary)
+def test_the_check_command_prints_one_table_and_its_status(tmp_path):
+    from helpers import python
+    folder = seed_true(tmp_path / "seed-true")
+    result = python("-m", "kvlab", "check", "--folder", folder, "--artifacts", folder, "1", "8")
+    assert result.returncode == 0 and "2 of 2 steps OK" in result.stdout, result.stdout + result.stderr
+    (folder / "measured.json").unlink()
+    result = python("-m", "kvlab", "check", "--folder", folder, "--artifacts", folder, "8", "--json")
+    assert result.returncode == 1
+    rows = json.loads(result.stdout)["8"]["rules"]
+    assert [row["misconception"] for row in rows if not row["ok"]] == ["missing-artifact"]
 
 
-def test_a_cache_bug_is_named_once_in_the_whole_table_and_the_steps_on_it_wait(tmp_path):
-    reports = check.steps(folder=folder_with(next(p for p in PLANTS if p.name == "lru_evicts_newest"), tmp_path),
-                          artifacts=False)
-    named = {number: report.misconceptions for number, report in reports.items() if report.misconceptions}
-    assert named == {1: ["evicts-newest"]}
-    assert reports[8].passed
-    waiting = [reports[number].failures[0].held for number in (2, 5) if not reports[number].passed]
-    assert waiting and all(held.id == "check.held-by-step" and held.params["step"] == 1 for held in waiting)
-
-
-def test_a_stub_names_its_step_from_the_table_not_from_its_message(tmp_path):
-    plant = next(p for p in PLANTS if p.name == "lru_not_written")
-    reports = check.steps((1, 2), folder=folder_with(plant, tmp_path), artifacts=False)
-    for report in reports.values():
-        seen = report.failures[0].seen
-        assert (seen.id, seen.params["step"], seen.params["function"]) == ("stub.not-written", "1", "LRUCache.access")
-        assert "Traceback" not in str(report)
-
-
-def test_random_cases_come_from_seed_step_and_rule_alone():
-    first = steps.rng_for("s", 2, "scenario.random").random()
-    assert first == steps.rng_for("s", 2, "scenario.random").random()
-    assert first != steps.rng_for("s", 3, "scenario.random").random() != steps.rng_for("t", 2, "scenario.random").random()
-
-
-def test_every_rule_of_the_table_has_a_text_and_a_builder():
-    from kvlab.check import caches, scenarios, summaries
-    for number, step in {**steps.STEPS, **steps.EXERCISES}.items():
-        for spec in step.rules:
-            assert f"rule.{spec.id}" in messages.MESSAGES, spec.id
-            rng = steps.rng_for("x", number, spec.id)
-            if step.process == "kvsim":
-                assert caches.BUILDERS[spec.id](caches.CLASS_OF[number], rng).id == spec.id
-            elif step.process == "scenario":
-                assert scenarios.build(spec.id, rng).id == spec.id
-            else:
-                assert summaries.build(spec.id, rng, [], summaries.Names()).id == spec.id
-
-
-def test_hidden_rules_never_say_what_they_saw(tmp_path):
-    plant = next(p for p in PLANTS if p.name == "lru_fifo_for_numbers")
-    plan = labsteps.Plan(execute=check._execute(folder_with(plant, tmp_path)), oracle=Reference(), seed="secret")
-    report = labsteps.class_reports(plan, (1,))[1]
-    hidden = [row for row in report.rows if row.rule_id == "lru.hidden-random"]
-    assert hidden and not hidden[0].ok and hidden[0].seen is None
-
-
-class TestInProcess:
-    """The notebooks' demos: a class or a function given directly, checked in this process."""
-
-    def test_a_fifo_subclass_of_the_labs_cache(self):
-        from kvlab.kvsim import LRUCache
-
-        class FIFOCache(LRUCache):
-            def access(self, key, size):
-                return True if key in self else super().access(key, size)
-        report = check.lru_cache(FIFOCache)
-        assert report.misconceptions == ["fifo"] and str(report.title) == "Step 1: LRUCache in kvsim.py (FIFOCache)"
-
-    def test_the_mru_exercise_names_its_two_mistakes(self):
-        from kvlab import policies
-        from kvlab.kvsim import LRUCache
-
-        class MRUForNumbers(policies.MRUCache):
-            def access(self, key, size):
-                if isinstance(key, int) and key in self:
-                    return True  # a hit on a number key is not made the most recent
-                return super().access(key, size)
-        assert check.mru_cache(LRUCache).misconceptions == ["mru-evicts-oldest"]
-        assert check.mru_cache(MRUForNumbers).misconceptions == ["mru-reference"]
-        assert check.mru_cache(policies.MRUCache).passed
-
-    def test_summaries_of_either_reading_of_the_ratio_pass(self):
-        from kvlab import summarize
-
-        def rounded_first(records):
-            result = summarize.summarize(records)
-            for name, ratio in result["ratio"].items():
-                base, lm = result["baseline"][name], result["lmcache"][name]
-                ratio["p50"] = round(base["p50_ms"] / lm["p50_ms"], 2)
-                ratio["mean"] = round(base["mean_ms"] / lm["mean_ms"], 2)
-            return result
-        assert check.summarize_function(rounded_first).passed
-        assert check.summarize_function(summarize.summarize).passed
-
-
-class TestFailuresAreKindsNotSentences:
-    """What stopped the student's code is the outcome's kind and exception type, never its message."""
-
-    def row(self, outcome, crash="eviction"):
-        rule = judging.Rule("r", Msg("rule.lru.starts-empty"), [["new", "LRUCache", 9], ["keys", ""]],
-                            lambda t, o: t[1], crash)
-        return judging.judge(rule, outcome, None)
-
-    def test_an_attribute_error_inside_the_students_method_is_a_crash_not_a_missing_class(self):
-        raised = {"type": "AttributeError", "message": "'LRUCache' object has no attribute '_sizes'",
-                  "where": "kvsim.py:40", "function": "LRUCache.keys"}
-        row = self.row({"kind": "ok", "results": [{"v": None}, {"raised": raised}]})
-        assert row.misconception == "eviction" and "AttributeError" in str(row.hint)
-        assert judging.job_failure({"kind": "missing-attr", "name": "LRUCache"}, "kvsim", "LRUCache").misconception \
-            == "missing-class"
-
-    def test_the_students_own_timeout_error_is_a_crash_and_ours_a_timeout(self):
-        raised = {"type": "TimeoutError", "message": "timed out", "where": "kvsim.py:12", "function": "LRUCache.keys"}
-        assert self.row({"kind": "ok", "results": [{"v": None}, {"raised": raised}]}).misconception == "eviction"
-        assert self.row({"kind": "timeout", "results": [{"v": None}]}).misconception == "timeout"
-
-    def test_a_not_implemented_error_outside_a_stub_is_a_crash(self):
-        raised = {"type": "NotImplementedError", "message": "step 1 is not written yet", "where": "kvsim.py:3",
-                  "function": "helper"}
-        assert self.row({"kind": "ok", "results": [{"v": None}, {"raised": raised}]}).misconception == "eviction"
-
-
-class TestReport:
-    def test_only_the_first_failure_gives_its_hint(self):
-        rule = Msg("rule.lru.counts")
-        rows = hold_back([Row(rule, True), Row(rule, False, "fifo"), Row(rule, False, "eviction")])
-        assert [row.misconception for row in rows] == ["", "fifo", ""] and rows[2].hint.id == "check.held"
-
-    def test_text_and_html_strip_control_characters(self):
-        seen = Msg("seen.value", where="x", value="bell\x07 and \x1b]0;title\x07")
-        report = Report(Msg("check.scenario-title"), [Row(Msg("rule.lru.counts"), False, "crash", seen)])
-        assert "\x1b" not in str(report) and "\x07" not in str(report)
-        assert "\x1b" not in report._repr_html_() and "✗" in report._repr_html_()
-
-    def test_as_dict_round_trips(self):
-        report = check.lru_cache()
-        assert Report.from_dict(report.as_dict()).as_dict() == report.as_dict()
-
-
-def test_the_check_command_prints_one_table_and_its_status(capsys):
-    from kvlab.cli import main
-    main(["check", "1", "5", "--folder", str(KVLAB)])  # status 0: returns
-    out = capsys.readouterr().out
-    assert "1 ✓ LRUCache in kvsim.py" in out and out.rstrip().endswith("2 of 2 steps OK")
-
-
-def test_a_check_that_reads_artifacts_says_when_one_is_missing_and_where(tmp_path, capsys):
-    from kvlab.cli import main
-    with pytest.raises(SystemExit) as stop:
-        main(["check", "2", "3", "--folder", str(KVLAB), "--artifacts", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert stop.value.code == 1 and "baseline.json" in out and str(tmp_path) in out, out
-
-
-def test_canonical_text_is_json_with_sorted_keys_and_whole_floats_as_ints():
-    def expected(value):  # the definition, written plainly
-        def tidy(item):
-            if isinstance(item, float) and item.is_integer() and abs(item) < 2 ** 53:
-                return int(item)
-            if isinstance(item, list):
-                return [tidy(one) for one in item]
-            if isinstance(item, dict):
-                return {key: tidy(one) for key, one in item.items()}
-            return item
-        return json.dumps(tidy(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    values = [3.0, -0.0, 2.0 ** 60, 0.1, True, None, "é", [1, 2, "a"], [1, [2.0]], [False, [], 0],
-              {"b": [1.0, {"c": 2.5}], "a": True}, [[1, 2], {"x": 3.0}], 7]
-    assert [oracle.canonical(value) for value in values] == [expected(value) for value in values]
-
-
-class TestRunsMatchedWhole:
-    """A long random run is matched whole first: the same verdict, and the same first step, as step by step."""
-
-    class Answer:
-        def __init__(self, steps):
-            self.steps, self.asked = steps, []
-
-        def matches(self, value, path=()):
-            self.asked.append(path)
-            return value == (self.steps if path == () else self.steps[path[0]])
-
-    STATES, ACCESSES = [[0], [1], [2]], [["a", 1], ["b", 2], ["c", 3]]
-
-    class Results:  # a trace: what each op gave, or what it raised
-        def __init__(self, *values):
-            self.values = values
-
-        def __getitem__(self, index):
-            if isinstance(self.values[index], Exception):
-                raise self.values[index]
-            return self.values[index]
-
-    def test_a_run_that_matches_is_one_match(self):
-        answer = self.Answer([[1], [2], [3]])
-        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 2, 3), self.ACCESSES) is None
-        assert answer.asked == [()]
-
-    def test_the_first_step_that_differs_is_named(self):
-        answer = self.Answer([[1], [2], [3]])
-        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 9, 9), self.ACCESSES) == \
-            (1, [9], "a:1 b:2")
-
-    def test_a_step_that_raises_after_a_wrong_one_is_not_reached(self):
-        raised = judging.Raised({"type": "KeyError", "message": "'k'"}, ["access", "", "k", 1])
-        answer = self.Answer([[1], [2], [3]])
-        assert caches._first_unmatched(answer, self.STATES, self.Results(1, 9, raised), self.ACCESSES) == \
-            (1, [9], "a:1 b:2")
-        with pytest.raises(judging.Raised):  # ... and one before any wrong step raises, as step by step
-            caches._first_unmatched(answer, self.STATES, self.Results(raised, 9, 9), self.ACCESSES)
+def test_a_step_number_the_table_does_not_have_is_refused():
+    with pytest.raises(ValueError):
+        check.step(9)
+    assert ROOT.is_dir()

@@ -188,8 +188,8 @@ class StepJudge:
         for stop in stops(got):
             if stop["stop"] in ("missing", "missing-name"):
                 return stop
-            if stop.get("type") == "NotImplementedError" and self.number_of(stop) == self.step.number:
-                return stop
+            if stop.get("type") == "NotImplementedError" and self.number_of(stop) is not None:
+                return stop  # a stub not written yet: this step's, or one its code runs through
         return None
 
     def optional(self):

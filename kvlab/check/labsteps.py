@@ -71,9 +71,12 @@ def difference(step, verdict):
 def absent_row(step, stop):
     """The one row of a step whose code is not there."""
     kind, text = stop.get("stop"), Msg("rule.written", file=step.file)
-    if stop.get("type") == "NotImplementedError":
-        return Row(text, False, "not-written", Msg("stub.not-written", step=lab.shown_number(step.number),
-                                                   function=printable(stop.get("function") or "?", 80), file=step.file),
+    if stop.get("type") == "NotImplementedError":  # the stub's own step: the one whose function it is
+        where = (stop.get("where") or step.file).rpartition(":")[0] or step.file
+        number = lab.step_of(where, stop.get("function") or "") or step.number
+        return Row(text, False, "not-written", Msg("stub.not-written", step=lab.shown_number(number),
+                                                   function=printable(stop.get("function") or "?", 80),
+                                                   file=printable(where.rpartition("/")[2], 80)),
                    rule_id="written")
     if kind == "missing":
         return Row(text, False, "missing-file", Msg("seen.file-missing", file=step.file), rule_id="written")
@@ -104,6 +107,8 @@ def report_of(step, result):
         seen = Msg("seen.case-hidden") if verdict.hidden else difference(step, verdict)
         misconception = (result.misconception or ("crash" if verdict.stop else "differs")) if shown else ""
         rows.append(Row(text, False, misconception, seen if shown else None, rule_id=verdict.rule))
+    if not rows:  # nothing of it was judged: a step judged on a saved file, with no folder of saved files given
+        rows.append(Row(Msg("check.not-judged"), False, skipped=True, held=Msg("check.not-judged-why"), rule_id=""))
     first = next((index for index, row in enumerate(rows) if not row.ok and row.rule_id == result.shown), None)
     if first is not None:  # the root cause first among the failures: the others hold their hints back
         rows.insert(next(index for index, row in enumerate(rows) if not row.ok), rows.pop(first))
@@ -131,7 +136,8 @@ def hold_after_earlier(reports, replaced=()):
         return report is not None and not report.passed
     for number, step in lab.STEPS.items():
         cause = next((earlier for earlier in step.runs_on if earlier not in replaced and failing(earlier)), None)
-        written = number in reports and "not-written" not in reports[number].misconceptions  # a stub names itself
+        written = number in reports and not any(row.rule_id == "written" for row in reports[number].rows)  # absent
+        # code names itself (a stub not written, --cpu that changes nothing): it is not held back
         if cause and written and not reports[number].passed:
             reports[number] = reports[number].held_back(Msg("check.held-by-step", step=cause, file=lab.STEPS[cause].file))
     return reports

@@ -32,7 +32,7 @@ QUESTION_TOKENS = 16         # an assumption: the lab's file does not record the
 OUTPUT_TOKENS = 32           # an assumption: the lab's file does not record the answer's length
 GPU, CPU = lab.GPU, lab.OFFLOAD_CPU  # the lab's GPU capacity, and its CPU capacity for the lmcache config
 STEP7_CPU = lab.CPU_CAPACITIES
-MEASURED_TOKENS = 4864       # the measured documents' KV (19 LMCache chunks of 256 tokens)
+MEASURED_TOKENS = lab.MEASURED_TOKENS  # the measured documents' KV (19 LMCache chunks of 256 tokens)
 OUTCOMES = ("gpu", "cpu", "miss")
 # Which parameters each column of the least-squares problem estimates, in order; the first of a pair of
 # columns that cannot be told apart is dropped (fixed at 0).
@@ -99,15 +99,7 @@ def features(outcome, doc_tokens, cpu_tier, question_tokens=QUESTION_TOKENS, kv_
 
 # --- the scenario behind a file: which pass read which document, and where the simulator found it ------
 
-def pass_names(orders):
-    """The lab's pass names for a list of orders: fwd,fwd,rev -> pass1-cold, pass2-replay, pass3-reverse."""
-    names = []
-    for number, order in enumerate(orders, start=1):
-        if order not in ("fwd", "rev"):
-            raise ValueError(f"unknown pass {order!r} (expected fwd or rev)")
-        kind = "cold" if number == 1 else "replay" if order == "fwd" else "reverse"
-        names.append(f"pass{number}-{kind}")
-    return names
+pass_names = lab.pass_names
 
 
 def outcomes(gpu, cpu, docs, tokens, orders):

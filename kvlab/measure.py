@@ -35,11 +35,10 @@ from pathlib import Path
 
 from . import lab
 from .errors import UserError, visible
-from .latency import MEASURED_TOKENS
 from .i18n import t
 
 BASE_URL, CONFIG, DOCS, TOKENS, MAX_TOKENS, PASSES, WARMUP, TIMEOUT = (
-    "http://127.0.0.1:8000", "baseline", lab.DOCS, MEASURED_TOKENS, 16, lab.FWD_FWD_REV, 1, 120.0)
+    "http://127.0.0.1:8000", "baseline", lab.DOCS, lab.MEASURED_TOKENS, 16, lab.FWD_FWD_REV, 1, 120.0)
 FIELDS = ("config", "pass", "doc", "doc_tokens", "ttft_ms", "total_ms")
 TTFT_DEFINITION = "first-non-empty-text"
 SETTINGS_FORMAT = "kvlab-ttft-settings/2"
@@ -75,9 +74,7 @@ def prompt_of(text, number, doc):
     return f"{text}\n\n{question(number, doc)}"
 
 
-def pass_names(orders):
-    from .latency import pass_names as names
-    return names(orders)
+pass_names = lab.pass_names
 
 
 def settings_path(out):

@@ -63,6 +63,21 @@ class TestOpsInProcess:
             {"v": {"$type": "LRUCache", "$id": 1}}, {"v": False}, {"v": True}, {"v": ["a"]}, {"v": 3},
             {"v": False}, {"v": 9}, {"v": [1, 1, 9, 3]}]}  # cache_info() is a named tuple: a list
 
+    def test_two_caches_at_once_optional_counters_and_a_fresh_list(self, tmp_path):
+        """"#N" is the object op N made; attr? says an attribute is absent; fresh asks keys() twice."""
+        ops = [["new", "LRUCache", 9], ["new", "LRUCache", 9], ["access", "#0", "a", 3], ["keys", "#1"],
+               ["attr?", "#0", "hits"], ["attr?", "#0", "nothing"], ["fresh", "#0"]]
+        results = run.run_ops_here(kvsim, ops)["results"]
+        assert [result["v"] for result in results[2:]] == [False, [], 0, {"$missing": True}, ["list", False]]
+        view = run.run_ops_here(student(tmp_path), [["new", "LRUCache", 9], ["fresh", ""]])["results"][-1]
+        assert view["v"] == ["dict_keys", False]
+
+    def test_a_job_can_put_a_stand_in_in_place_of_a_name(self, tmp_path):
+        (tmp_path / "kvsim.py").write_text("class LRUCache:\n    pass\n\n\ndef make():\n    return LRUCache()\n")
+        (tmp_path / "other.py").write_text("class Better:\n    pass\n")
+        job = {"kind": "ops", "module": "kvsim", "patch": {"LRUCache": ["other", "Better"]}, "ops": [["fn", "make"]]}
+        assert run.run_jobs(tmp_path, [job])[0]["results"][0]["v"]["$type"] == "Better"
+
     def test_a_keys_view_is_listed_and_its_type_kept(self, tmp_path):
         outcome = run.run_ops_here(student(tmp_path), [["new", "LRUCache", 9], ["access", "", "a", 3], ["keys", ""]])
         assert outcome["results"][-1] == {"v": ["a"], "listed": "dict_keys"}

@@ -75,7 +75,10 @@ def test_a_failing_step_is_shown_and_exits_non_zero(made, tmp_path, monkeypatch,
     scripts.mkdir()
     for name in SCRIPTS:
         shutil.copy(KVLAB / name, scripts / name)
-    shutil.copy(ROOT / "tests" / "buggy" / "lru_fifo.py", scripts / "kvsim.py")  # a hit that does not move
+    from kvlab.instructor import plants
+    from kvlab.instructor.reference import planted_source
+    fifo = next(plant for number, name, index, plant in plants.plants() if name == "fifo")  # a hit that does not move
+    (scripts / "kvsim.py").write_text(planted_source(fifo, (KVLAB / "kvsim.py").read_text()))
     monkeypatch.setattr(handin, "PACKAGE", scripts)
     monkeypatch.setenv("KVLAB_OUT", str(made))
     monkeypatch.setenv("KVLAB_TTFT", str(STAND_IN))

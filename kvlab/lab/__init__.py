@@ -10,7 +10,7 @@ from . import (exercise07_mru, step1_lru, step2_scenario, step3_baseline, step4_
 from .base import PUBLIC_SEED, rng_for  # noqa: F401
 from .numbers import *  # noqa: F401,F403 (the lab's numbers: lab.GPU, lab.GPU_CAPACITIES, ...)
 from .numbers import CONFIGS, CPU, CPU_CAPACITIES, DOCS, FWD_FWD, FWD_FWD_REV, GPU, GPU_CAPACITIES, OFFLOAD_CPU, \
-    ORDERS, PASSES, TOKENS  # noqa: F401
+    MEASURED_TOKENS, ORDERS, PASSES, TOKENS  # noqa: F401
 
 MODULES = (step1_lru, step2_scenario, step3_baseline, step4_gpu_cliff, step5_two_tier, step6_offload,
            step7_cpu_cliff, step8_summarize)
@@ -75,3 +75,14 @@ def owner(file, misconception):
         if one.file == file and any(known.id == misconception for known in one.misconceptions):
             return one.number
     return None
+
+
+def pass_names(orders):
+    """The lab's pass names for a list of orders: fwd,fwd,rev -> pass1-cold, pass2-replay, pass3-reverse."""
+    names = []
+    for number, order in enumerate(orders, start=1):
+        if order not in ORDERS:
+            raise ValueError(f"unknown pass {order!r} (expected fwd or rev)")
+        kind = "cold" if number == 1 else "replay" if order == "fwd" else "reverse"
+        names.append(f"pass{number}-{kind}")
+    return names

@@ -104,6 +104,20 @@ def random_params(rng, count, cpu=False, docs=(1, 6), big=False):
     return found
 
 
+def reverse_params(rng, count, cpu=False):
+    """The lab's shape, small: a GPU that holds some of the documents, then a pass read backwards (which ones it
+    hits, in which order, is what tells the rev order, the hit order and a shared cache apart)."""
+    found = []
+    for _ in range(count):
+        docs, tokens = rng.randint(4, 6), rng.randint(1, 3)
+        params = {"gpu": tokens * rng.randint(2, docs - 1), "docs": docs, "tokens": tokens,
+                  "passes": rng.choice([["fwd", "rev"], ["fwd", "fwd", "rev"], ["rev", "fwd"]])}
+        if cpu:
+            params["cpu"] = tokens * rng.randint(1, docs + 1)
+        found.append(params)
+    return found
+
+
 def large_params(rng, count, cpu=False):
     """Scenarios with capacities in the thousands of tokens (as the lab's are) over small documents."""
     found = []
@@ -196,5 +210,5 @@ def file_view(case):
 
 
 def sweep_runs(option, capacities, fixed):
-    """The runs of a sweep over `option` (gpu or cpu) at `fixed` other options, passes fwd,fwd."""
-    return [argv({**fixed, option: capacity, "passes": list(FWD_FWD)}) for capacity in capacities]
+    """The runs of a sweep over `option` (gpu or cpu) at `fixed` other options (passes fwd,fwd unless it names some)."""
+    return [argv({"passes": list(FWD_FWD), **fixed, option: capacity}) for capacity in capacities]

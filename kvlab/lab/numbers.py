@@ -14,4 +14,5 @@ CPU_CAPACITIES = (0, 20000, 30000, 40000, 50109, 50110, 56000)      # step 7
 OFFLOAD_CPU = 56000                                                  # step 6
 FWD_FWD, FWD_FWD_REV = ("fwd", "fwd"), ("fwd", "fwd", "rev")
 ORDERS = ("fwd", "rev")
+MEASURED_TOKENS = 4864                                               # the measured documents' KV (19 LMCache chunks of 256)
 CONFIGS = ("baseline", "lmcache")

@@ -31,11 +31,11 @@ MESSAGES = {
 
 def cases(rng, hidden):
     if hidden:
-        return caches.ordered(caches.seq_cases(rng, "LRUCache", 36, (3, 12), two=0.2, keys=list(range(10)))
+        return caches.ordered(caches.seq_cases(rng, "LRUCache", 24, (3, 12), two=0.2, keys=list(range(10)))
                               + caches.seq_cases(rng, "LRUCache", 2, (40, 60), capacities=(5, 9, 12, 20)))
-    return caches.ordered(caches.seq_cases(rng, "LRUCache", 50, (1, 3), two=0.15)
-                          + caches.seq_cases(rng, "LRUCache", 45, (4, 6), two=0.2)
-                          + caches.seq_cases(rng, "LRUCache", 15, (7, 10), two=0.2)
+    return caches.ordered(caches.seq_cases(rng, "LRUCache", 40, (1, 3), two=0.15)
+                          + caches.seq_cases(rng, "LRUCache", 36, (4, 6), two=0.2)
+                          + caches.seq_cases(rng, "LRUCache", 12, (7, 10), two=0.2)
                           + caches.hit_then_evict(rng, "LRUCache", 8))
 
 

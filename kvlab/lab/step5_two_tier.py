@@ -24,9 +24,9 @@ MESSAGES = {
 
 def cases(rng, hidden):
     if hidden:
-        return caches.ordered(caches.tier_cases(rng, 36, (3, 12), keys=list(range(10)))
+        return caches.ordered(caches.tier_cases(rng, 24, (3, 12), keys=list(range(10)))
                               + caches.tier_cases(rng, 2, (40, 60), capacities=(5, 9, 12, 20)))
-    return caches.ordered(caches.tier_cases(rng, 45, (1, 4)) + caches.tier_cases(rng, 35, (5, 9)))
+    return caches.ordered(caches.tier_cases(rng, 36, (1, 4)) + caches.tier_cases(rng, 28, (5, 9)))
 
 
 def jobs(case):

@@ -34,7 +34,7 @@ MESSAGES = {
 
 def cases(rng, hidden):
     found = []
-    for params in commands.random_params(rng, 10 if hidden else 12, cpu=True, docs=(2, 12) if hidden else (1, 6),
+    for params in commands.random_params(rng, 6 if hidden else 9, cpu=True, docs=(2, 12) if hidden else (1, 6),
                                          big=hidden):
         tiered = {name: params[name] for name in ("docs", "tokens", "passes")}
         found.append({"kind": "cpu-tier", **tiered, "cpu": max(params["cpu"], 1)})

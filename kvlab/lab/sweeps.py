@@ -76,7 +76,7 @@ def function_jobs(case):
         args.append(fixed.pop("gpu"))
     call = {"kind": "ops", "module": "scenario", "ops": [["fn", case["function"], *args, {"$kwargs": fixed}]]}
     runs = [{"kind": "ops", "module": "scenario",
-             "ops": [["fn", "run", {"$kwargs": {**case["fixed"], option: capacity, "passes": ["fwd", "fwd"]}}]]}
+             "ops": [["fn", "run", {"$kwargs": {"passes": ["fwd", "fwd"], **case["fixed"], option: capacity}}]]}
             for capacity in case["capacities"]]
     return [call, *runs] + [{"kind": "script", "script": "scenario.py", "argv": run, "read": []} for run in case["runs"]]
 

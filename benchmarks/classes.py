@@ -1,8 +1,8 @@
 """Classes of hand-ins for the grading benchmarks (and the check that a change kept every grade).
 
-honest(root, count): `count` folders, the reference (`kvlab artifacts`, then `kvlab handin`) in each;
-every other one has one planted bug of tests/planted.py (the tests/buggy fixtures, those that never end
-left out), the others are correct; each has a small edit of its own so that no two are alike.
+honest(root, count): `count` folders, the reference in each; every other one has one planted mistake
+(kvlab.instructor.plants: the step modules' plants), each with a small edit of its own so that no two
+are alike; every folder's saved files are made by its own code.
 hostile(root, count): the reference with a small edit each, every third with an endless loop.
 """
 import sys
@@ -11,11 +11,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(1, str(ROOT / "tests"))
 
-from kvlab import handin  # noqa: E402  (after the path is set)
-from kvlab.instructor import artifacts  # noqa: E402
-from planted import DELETED, PLANTS, planted_text  # noqa: E402
+from kvlab import lab, paths  # noqa: E402  (after the path is set)
+from kvlab.instructor import plants  # noqa: E402
+from kvlab.instructor.reference import handin_modules, planted_source, run_here  # noqa: E402
 
 LOOPS = {  # file -> (what the reference says, the same with an endless loop)
     "scenario.py": ("    if docs < 1:\n",
@@ -23,14 +22,23 @@ LOOPS = {  # file -> (what the reference says, the same with an endless loop)
     "kvsim.py": ("            _, evicted = self._sizes.popitem(last=False)\n            self._used -= evicted\n",
                  "            oldest = next(iter(self._sizes))  # looked at, never removed\n"),
 }
-HONEST_PLANTS = [plant for plant in PLANTS if plant.misconception != "timeout"]  # no endless loop
+PLANTS = plants.plants()
+
+
+def files_of(plant=None):
+    """{file name: bytes} of a hand-in: the reference (with one planted mistake), and its own saved files."""
+    package = ROOT / "kvlab"
+    files = {name: (package / name).read_text() for name in lab.SCRIPTS}
+    if plant is not None:
+        files[plant.file] = planted_source(plant, files[plant.file])
+    modules = handin_modules(plant)
+    saved = plants.saved_files(lambda jobs: run_here(jobs, modules), paths.STAND_IN_TTFT.read_text())
+    files.update({name: text for name, text in saved.items() if text is not None})
+    return {name: text.encode() for name, text in files.items()}
 
 
 def reference():
-    """{file name: bytes} of a correct hand-in."""
-    with tempfile.TemporaryDirectory() as written:
-        artifacts.write(written)
-        return handin.planned(artifacts=written)
+    return files_of()
 
 
 def _folder(root, number, files):
@@ -45,20 +53,14 @@ def _folder(root, number, files):
 
 
 def honest(root, count):
-    """`count` hand-in folders in `root`, half of them with a planted bug; {folder name: plant name or ""}."""
-    files, made = reference(), {}
+    """`count` hand-in folders in `root`, half of them with a planted mistake; {folder name: mistake or ""}."""
+    files, made, planted = reference(), {}, {}
     for number in range(count):
-        plant = HONEST_PLANTS[(number // 2) % len(HONEST_PLANTS)] if number % 2 else None
-        mine = dict(files)
-        if plant is not None:
-            text = planted_text(plant)
-            assert text is not None, plant.name
-            if text == DELETED:
-                del mine[plant.script]
-            else:
-                mine[plant.script] = text.encode()
-        folder = _folder(root, number, mine)
-        made[folder.name] = plant.name if plant else ""
+        chosen = PLANTS[(number // 2) % len(PLANTS)] if number % 2 else None
+        if chosen is not None and chosen[1] not in planted:
+            planted[chosen[1]] = files_of(chosen[3])
+        folder = _folder(root, number, planted[chosen[1]] if chosen else files)
+        made[folder.name] = chosen[1] if chosen else ""
     return made
 
 
@@ -75,3 +77,7 @@ def hostile(root, count):
             (folder / name).write_text(text.replace(old, new))
             looping.append(folder.name)
     return looping
+
+
+if __name__ == "__main__":  # a quick look: python benchmarks/classes.py OUT COUNT
+    print(honest(Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()), int(sys.argv[2]) if len(sys.argv) > 2 else 4))

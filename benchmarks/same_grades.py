@@ -3,8 +3,8 @@
     python benchmarks/same_grades.py OUT.json [--at /tmp/kvlab-same-grades]
     cmp before.json after.json
 
-The class: one hand-in per plant of tests/planted.py (every tests/buggy fixture, those that never end
-too, and the deleted scripts), then 30 correct ones with a small edit each. It is built afresh in the
+The class: one hand-in per planted mistake (kvlab.instructor.plants, the step modules' plants), then 30
+correct ones with a small edit each. It is built afresh in the
 same folder every time (the folder names are in the output), and graded with
 `kvlab grade --json --no-cache --seed 0 --jobs 2`.
 """
@@ -20,14 +20,8 @@ import classes  # noqa: E402
 
 def build(root):
     files = classes.reference()
-    for number, plant in enumerate(classes.PLANTS):
-        mine = dict(files)
-        text = classes.planted_text(plant)
-        if text == classes.DELETED:
-            del mine[plant.script]
-        else:
-            mine[plant.script] = text.encode()
-        classes._folder(root, number, mine)
+    for number, (_, _, _, plant) in enumerate(classes.PLANTS):
+        classes._folder(root, number, classes.files_of(plant))
     for number in range(len(classes.PLANTS), len(classes.PLANTS) + 30):
         classes._folder(root, number, files)
     return sorted(Path(root).iterdir())

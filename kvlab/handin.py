@@ -16,12 +16,10 @@ from .i18n import t
 
 LAB_FOLDER = Path("/root/kvlab")          # the lab text's folder on the course machine
 PACKAGE = Path(__file__).resolve().parent  # kvlab/: the student's kvsim.py, scenario.py, summarize.py
-SCRIPTS = ("kvsim.py", "scenario.py", "summarize.py")
+SCRIPTS = lab.SCRIPTS
 MEASURED = "ttft.jsonl"
-WRITTEN_BY = {   # artifact -> the notebook that writes it
-    "cyclic.json": "02", "baseline.json": "02", "cliff.json": "03", "offload.json": "04",
-    "cpu_cliff.json": "05", "measured.json": "06", MEASURED: "06",
-}
+WRITTEN_BY = {name: lab.STEPS[number].notebook[:2] for name, number in lab.ARTIFACTS.items()}  # file -> its notebook
+WRITTEN_BY[MEASURED] = WRITTEN_BY["measured.json"]
 
 
 def planned(artifacts=None, scripts=None):

@@ -748,7 +748,7 @@ MESSAGES = {
     "report.chart-none": "(none)",
 
     # --- the student's commands (kvlab check, kvlab handin, kvlab notebooks) ----------------------------
-    "cli.check-no-such-step": "The lab has steps 1 to 8, not {steps}.",
+    "cli.check-no-such-step": "The lab has steps 1 to {last}, not {steps}.",
     "cli.no-such-folder": "{folder}: no such folder.",
     # kvlab handin (kvlab/handin.py) and the folder writer it shares with kvlab artifacts (kvlab/files.py)
     "handin.about": "Hand in your lab: copy your three scripts, the six JSON files and ttft.jsonl into DIR, "

@@ -101,8 +101,10 @@ def two_tier_cache(cls=None, *, folder=None, timeout=TIMEOUT, expect=None):
     For your file, step 1 is checked too: a TwoTierCache is only as right as the LRUCache its tiers are.
     """
     if cls is None:
-        return steps((1, 5), folder=folder, artifacts=False, timeout=timeout, expect=expect)[5]
-    return _class(5, "TwoTierCache", cls, folder, timeout, expect)
+        tiers = lab.step_of(lab.STEPS[1].file, "TwoTierCache.access")
+        return steps((*lab.STEPS[tiers].runs_on, tiers), folder=folder, artifacts=False, timeout=timeout,
+                     expect=expect)[tiers]
+    return _class(lab.step_of(lab.STEPS[1].file, "TwoTierCache.access"), "TwoTierCache", cls, folder, timeout, expect)
 
 
 def mru_cache(cls=None, *, folder=None, timeout=TIMEOUT, expect=None):

@@ -1,4 +1,4 @@
-"""Check your lab files, steps 1 to 8: one table, the first failing rule of each step and its hint.
+"""Check your lab files, step by step: one table, the first failing rule of each step and its hint.
 
 Runs the public checks on kvlab/kvsim.py, kvlab/scenario.py and kvlab/summarize.py (each in a fresh
 Python process), and on the artifacts the notebooks wrote, if any. Exit status 0 only when every
@@ -11,7 +11,7 @@ from ..i18n import t
 
 
 def add_arguments(parser):
-    parser.add_argument("steps", nargs="*", type=int, metavar="STEP", help="the steps to check (default: 1 to 8)")
+    parser.add_argument("steps", nargs="*", type=int, metavar="STEP", help="the steps to check (default: every step)")
     parser.add_argument("--folder", help="the folder holding kvsim.py, scenario.py and summarize.py "
                                          "(default: the kvlab/ folder of this lab)")
     parser.add_argument("--artifacts", help="the folder holding the six JSON files (default: $KVLAB_OUT, else "
@@ -27,7 +27,7 @@ def run(args):
 
     wrong = [number for number in args.steps if number not in TITLES]
     if wrong:
-        raise UserError(t("cli.check-no-such-step", steps=", ".join(map(str, wrong))))
+        raise UserError(t("cli.check-no-such-step", last=len(TITLES), steps=", ".join(map(str, wrong))))
     folder = Path(args.folder) if args.folder else STUDENT_DIR
     if not folder.is_dir():
         raise UserError(t("cli.no-such-folder", folder=folder))

@@ -236,7 +236,7 @@ def load(path, measurement=None):
         steps[number] = sum(rules[spec.id] for spec in lab_table.STEPS[number].rules)
     for number, value in points.get("steps", {}).items():
         if not (isinstance(number, str) and number.isdigit() and int(number) in steps):
-            raise UserError(f"{where}: [points.steps] names no step 1 to 8: {number!r}")
+            raise UserError(f"{where}: [points.steps] names no step 1 to {len(steps)}: {number!r}")
         steps[int(number)] = _number(value, f"{where}: [points.steps] {number!r}", 0)
     roster, submitted = {}, {}
     entries = data.get("roster", {})

@@ -28,12 +28,16 @@ __all__ = ["TITLES", "read_text", "Report", "Row", "Wrong", "hold_back", "printa
            "OTHER_ROW"]
 
 ARTIFACT_STEP, SCRIPTS = lab.ARTIFACTS, lab.SCRIPTS
-PROCESSES = lab.PROCESSES   # {"kvsim": (1, 5), "scenario": (2, 3, 4, 6, 7), "summarize": (8,)}
+PROCESSES = lab.PROCESSES   # {student module: its steps}: {"kvsim": (1, 5), "scenario": (2, 3, 4, 6, 7), ...}
+CLASSES = lab.STEPS[lab.NUMBERS[0]].process       # the module of the classes (kvsim): the others run on it
+COMMANDS = tuple(name for name in PROCESSES if name != CLASSES and any(  # the modules that run on the classes
+    number in lab.STEPS[later].runs_on for later in PROCESSES[name] for number in PROCESSES[CLASSES]))
 STEP_SCRIPT = {number: step.file[:-3] for number, step in lab.STEPS.items()}
 OTHER_ROW = 1          # the weight of a row that is none of the step's rules ("the code is there")
 PACKAGE = Path(__file__).resolve().parent.parent
 STAND_IN_LRU = "_kvlab_reference_lru"   # the module of the reference LRUCache, beside a student's TwoTierCache
-ORDER = (*PROCESSES["summarize"], *PROCESSES["kvsim"], *PROCESSES["scenario"])
+ORDER = tuple(number for name in sorted(PROCESSES, key=lambda name: (name in COMMANDS, name == CLASSES))
+              for number in PROCESSES[name])  # the steps on no class first, then the classes, then what runs on them
 
 
 def _class_of(number):
@@ -56,9 +60,9 @@ def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=
         modules = dict(here)
         for name in files or {}:  # a staged file: the reference's module stands in
             if name == f"{STAND_IN_LRU}.py":
-                modules[STAND_IN_LRU] = reference_modules()["kvsim"]
+                modules[STAND_IN_LRU] = reference_modules()[CLASSES]
             else:
-                modules = on_kvsim(modules, reference_modules()["kvsim"])
+                modules = on_kvsim(modules, reference_modules()[CLASSES])
         return conversation.here(generator, lambda jobs: run_here(transform(jobs) if transform else jobs, modules))
     return conversation.talk(generator, copy, timeout=timeout, backend=backend, files=files,
                              transform=(lambda jobs, request: transform(jobs)) if transform else None, kinds=kinds)
@@ -71,7 +75,7 @@ def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None
     results = _talk([lab.STEPS[number] for number in ORDER], copy, backend, expect, seed, timeout, kinds, texts,
                     here=here)
     replaced = set()
-    classes = PROCESSES["kvsim"]
+    classes = PROCESSES[CLASSES]
     for number in classes:  # a class judged on the reference's class of an earlier failing step (TwoTierCache)
         failing = [earlier for earlier in lab.STEPS[number].runs_on if earlier in classes and not results[earlier].passed]
         if failing and results[number].absent is None:
@@ -83,11 +87,11 @@ def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None
             results[number] = _quiet(again[number])
             replaced.update(failing)
     if any(not results[number].passed for number in classes):  # scenario.py's code on the reference kvsim.py
-        scenario = [lab.STEPS[number] for number in PROCESSES["scenario"]]
+        scenario = [lab.STEPS[number] for name in COMMANDS for number in PROCESSES[name]]
         again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, here=here,
                       files={lab.STEPS[classes[0]].file: (PACKAGE / lab.STEPS[classes[0]].file).read_text(encoding="utf-8")})
-        for number in PROCESSES["scenario"]:
-            results[number] = _merged(results[number], _quiet(again[number]))
+        for step in scenario:
+            results[step.number] = _merged(results[step.number], _quiet(again[step.number]))
         replaced.update(classes)
     return results, tuple(sorted(replaced))
 

@@ -351,6 +351,9 @@ MESSAGES = {
     "notebook.timeline-miss": "read: miss (then stored)",
     "notebook.timeline-evicted": "evicted by this read",
     "notebook.timeline-slider": "GPU capacity (tokens)",
+    "fonts.none": ("No font for this language's figures: kvlab's own {file} is missing or unreadable, and this "
+                   "machine has none. The figures' text may show as boxes; reinstalling kvlab with the README's "
+                   "command brings the font back."),
     "notebook.timeline-no-slider": ("A slider can redraw this figure at any capacity. It needs ipywidgets: run "
                                     "`pip install ipywidgets` (or `pip install -e '.[lab]'`), then restart the kernel."),
     # kvlab notebooks (kvlab/nbrun.py)

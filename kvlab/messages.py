@@ -632,6 +632,8 @@ MESSAGES = {
     "nb.06.plot-cold-title": "{name}: every request\n(line: median; grey band: ± 1 standard error)",
     "nb.06.plot-reverse-title": "{name}, {config}",
     "nb.06.plot-ms": "time to first token (ms)",
+    "nb.06.column-requests": "requests",
+    "nb.06.column-documents": "documents",
     "nb.06.list-comma": ", ",
     "nb.06.list-and": "{items} and {last}",
     "nb.06.list-or": "{items} or {last}",

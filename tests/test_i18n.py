@@ -336,7 +336,7 @@ def test_the_language_reaches_a_computation_only_through_the_catalog_and_the_fig
             name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
             if name in ("lang", "_edition_default") or (isinstance(node, ast.Constant) and node.value == "KVLAB_LANG"):
                 asks.append(f"{path.name}:{node.lineno}")
-    assert not asks, f"these ask for the language outside i18n.py and fonts.py: {asks}"
+    assert not asks, f"these ask for the language outside i18n.py and fonts/: {asks}"
 
 
 # The glossary: the seeds' terms, and none of the calques (kvlab/locale/glossary.toml)

@@ -7,7 +7,8 @@ What is read: the notebooks' Markdown and the text of their code cells (comments
 strings), the README (its prose, and the comments of its code blocks), and the comments and docstrings of the
 student's files (kvlab/kvsim.py, scenario.py, summarize.py, policies.py). With --outputs, what executed notebooks
 printed. What is not prose is left out first: code (but its comments), inline code spans, URLs and link targets,
-file names and paths, options, identifiers (a word with `_`, a dot or a digit), placeholders and quoted strings.
+file names and paths, options, identifiers (a word with `_`, a dot or a digit), placeholders and quoted strings;
+in outputs, the names of the lab's fields (a table's columns: config, pass, tier, ...).
 A phrase is a run of words (Latin letters) separated by spaces only; four such words are English a student reads.
 """
 import json
@@ -29,9 +30,16 @@ _NOT_PROSE = re.compile(r"`[^`\n]*`"                      # inline code
 _PHRASE = re.compile(r"(?<![\w'’-])[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*)+(?![\w'’-])")
 
 
-def phrases(text, minimum=MIN_WORDS):
-    """The English phrases of `minimum` words or more in a text of prose (Markdown or a comment)."""
+# The fields of the lab's files, as a table of them (pandas) shows its columns: names, not English.
+FIELDS = ("config", "pass", "doc", "doc_tokens", "ttft_ms", "total_ms", "run", "tier", "line")
+
+
+def phrases(text, minimum=MIN_WORDS, names=()):
+    """The English phrases of `minimum` words or more in a text of prose (Markdown or a comment); the words `names`
+    are identifiers, not words."""
     prose = _NOT_PROSE.sub(" | ", text)
+    if names:
+        prose = re.sub(r"(?<![\w'’-])(?:%s)(?![\w'’-])" % "|".join(map(re.escape, names)), " | ", prose)
     return [found.group(0) for found in _PHRASE.finditer(prose) if len(found.group(0).split()) >= minimum]
 
 
@@ -95,7 +103,7 @@ def executed(folder):
     """{notebook: [English phrases]} of the outputs of the executed notebooks in `folder` (only those with some)."""
     found = {}
     for path in sorted(Path(folder).glob("*.ipynb")):
-        here = phrases(outputs(json.loads(path.read_text(encoding="utf-8"))))
+        here = phrases(outputs(json.loads(path.read_text(encoding="utf-8"))), names=FIELDS)
         if here:
             found[path.name] = here
     return found

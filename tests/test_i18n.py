@@ -427,6 +427,8 @@ SLIPS = [  # issue 24's slips, each planted into the entry it was found in: the 
     ("zh", "nb.06.limits", "换一种负载、模型或 GPU，毫秒数会变，ratio 也可能会变。"),
     ("zh", "hint.n-count", "n 是该 config 与 pass 的记录条数。"),
     ("ja", "nb.06.cold-is", "コールドなパス、つまり最初に実行したパス: **{name}**。"),
+    ("ja", "md.06_measured_ttft.nb06-00", "各configは10個の文書を3回読みました。"),
+    ("ja", "nb.06.limits", "- シミュレーターは文書単位で、時間を持ちません。"),
 ]
 
 

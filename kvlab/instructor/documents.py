@@ -166,13 +166,14 @@ def translate_readme(text, language):
 _CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _ENDS_CJK = re.compile(f"[{_CJK}](?:\\*{{1,2}}|_{{1,2}})?$")     # a CJK character, perhaps closing bold
 _STARTS_CJK = re.compile(f"^(?:\\*{{1,2}}|_{{1,2}})?[{_CJK}]")   # a CJK character, perhaps opening bold
+_ENDS_CJK_PUNCTUATION = re.compile("[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]$")  # 。，：（） after which a space shows
 _SINGLE_LINE = re.compile(r"^\s*(?:#|\|)")  # a heading, a table row
 _BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|\||```|~~~|<|\$\$|[-=*_]{3,}\s*$)")
 
 
 def join_cjk_lines(text):
-    """Markdown whose soft line breaks between two CJK characters are gone: CommonMark renders such a break as a
-    space ("写出答案。 很多请求"). A line that starts a block (list item, heading, table row, quote, fence, HTML) is
+    """Markdown whose soft line breaks between two CJK characters, or after CJK punctuation, are gone: CommonMark
+    renders such a break as a space ("写出答案。 很多请求", "保留哪些。 GPU"). A line that starts a block (list item, heading, table row, quote, fence, HTML) is
     never joined to the line before, a heading or a table row never takes the next line, nothing inside a code
     fence is touched, and a hard break (two spaces or a backslash at the end of a line) stays."""
     kept, fenced = [], False
@@ -181,7 +182,8 @@ def join_cjk_lines(text):
         previous = kept[-1] if kept else None
         if (not fenced and not fence and previous and _ENDS_CJK.search(previous)
                 and not previous.endswith(("  ", "\\")) and not _SINGLE_LINE.match(previous)
-                and _STARTS_CJK.search(line.lstrip()) and not _BLOCK.match(line)
+                and (_STARTS_CJK.search(line.lstrip()) or _ENDS_CJK_PUNCTUATION.search(previous))
+                and line.strip() and not _BLOCK.match(line)
                 and not _emphasis_at_punctuation(previous, line.lstrip())):
             kept[-1] = previous + line.lstrip()
         else:

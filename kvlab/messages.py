@@ -297,6 +297,9 @@ MESSAGES = {
     "notebook.timeline-miss": "read: miss (then stored)",
     "notebook.timeline-evicted": "evicted by this read",
     "notebook.timeline-slider": "GPU capacity (tokens)",
+    "fonts.none": ("No font for this language's figures: kvlab's own {file} is missing or unreadable, and this "
+                   "machine has none. The figures' text may show as boxes; reinstalling kvlab with the README's "
+                   "command brings the font back."),
     "notebook.timeline-no-slider": ("A slider can redraw this figure at any capacity. It needs ipywidgets: run "
                                     "`pip install ipywidgets` (or `pip install -e '.[lab]'`), then restart the kernel."),
     # kvlab notebooks (kvlab/nbrun.py)
@@ -575,6 +578,8 @@ MESSAGES = {
     "nb.06.plot-cold-title": "{name}: every request\n(line: median; grey band: ± 1 standard error)",
     "nb.06.plot-reverse-title": "{name}, {config}",
     "nb.06.plot-ms": "time to first token (ms)",
+    "nb.06.column-requests": "requests",
+    "nb.06.column-documents": "documents",
     "nb.06.list-comma": ", ",
     "nb.06.list-and": "{items} and {last}",
     "nb.06.list-or": "{items} or {last}",

@@ -220,7 +220,8 @@ def add_arguments(parser):
 
 
 def translator(language):
-    """translate(notebook, path) for run_notebooks: the instructor's notebooks with their Markdown in `language`
+    """translate(notebook, path) for run_notebooks: the instructor's notebooks with their Markdown and code text in
+    `language`
     (kvlab.instructor.documents); None for English, or in a student edition, whose notebooks are already in
     its language. A language not wholly translated is refused in one line."""
     from .i18n import SOURCE, NotTranslated
@@ -228,7 +229,8 @@ def translator(language):
         return None  # English, or the student edition (an editable install's finder may still offer kvlab.instructor)
     from .instructor import documents
     try:
-        documents.require(language, "the notebooks", prefixes=("md.",))
+        code = tuple(f"code.{path.stem}." for path in notebook_paths())  # the text of their code cells
+        documents.require(language, "the notebooks", prefixes=("md.", *code))
     except NotTranslated as error:
         raise UserError(str(error)) from None
 

@@ -299,7 +299,8 @@ def setup(*names, step=None):
     student file, for a cell that is not valid Python, and for a cell's own code stopping on a value the
     student's code returned (each such cell counts as run, so Run All goes on); and one line for a name
     that such a cell did not get to define. With `step`, the notebook knows its steps (02: 2 and 3) and
-    says which earlier step to finish first, if any (require).
+    says which earlier step to finish first, if any (require). A notebook that imported matplotlib before calling
+    it gets the language's font for its own figures (kvlab.fonts).
     """
     names = names or ("kvsim", "scenario", "summarize")
     unknown = [name for name in names if name not in STUDENT]
@@ -315,6 +316,9 @@ def setup(*names, step=None):
     if step is not None:
         _session.step = step
         _session.steps = tuple(s for s, nb in NOTEBOOK_OF_STEP.items() if nb == NOTEBOOK_OF_STEP.get(step))
+    if "matplotlib" in sys.modules:  # the notebook draws figures of its own (07): in the language's font too
+        from . import fonts
+        fonts.use()
     failures = []
     for name in names:  # import now, so that a file that does not import says so here, once
         try:

@@ -5,6 +5,7 @@ untranslated, changed English becomes fuzzy with the old English as `#| msgid`),
 kvlab/locale/LANG/LC_MESSAGES/kvlab.po, remove their fuzzy flag, and `python -m kvlab i18n status`.
 """
 import re
+from functools import lru_cache
 
 import pytest
 
@@ -60,7 +61,8 @@ def test_a_translation_has_exactly_the_placeholders_of_its_english(language):
 _UNTOUCHED = re.compile(r"`[^`]+`"                                  # code, as the English quotes it
                         r"|\b[\w.-]+\.(?:py|jsonl|json|ipynb|md)\b"  # file names
                         r"|--[a-z][a-z-]*"                           # options
-                        r"|\b[a-z_]+(?:\.[a-z_]+)*\([^()\s]*\)"      # calls: access(key, size) is split, popitem(last=False) not
+                        r"|\b[a-z_]+(?:\.[a-z_]+)*\((?!s\))[^()\s]*\)"  # calls: access(key, size) is split, popitem(last=False)
+                                                                    # not; tier(s) is a plural
                         r"|\d+(?:[.,]\d+)*")                         # numbers
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
@@ -83,17 +85,24 @@ _FENCED = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"\]\(([^)]+)\)")
 
 
+def _uncommented(block):
+    """A shell code block without its comments (`  # ...` to the end of a line): a translation translates them."""
+    return "\n".join(re.sub(r"(?:^|\s+)#\s.*$", "", line) for line in block.splitlines())
+
+
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_a_translated_cell_keeps_its_code_blocks_code_links_numbers_and_markers(language):
-    """Code, numbers, file names, link targets and solution markers of a Markdown cell are the English ones."""
+    """Code (a code block's comments excepted), numbers, file names, link targets and solution markers of a Markdown
+    cell, a README section or a piece of code text are the English ones."""
     wrong = []
     for entry_id, english in documents.entries().items():
         entry = catalog(language).get(entry_id)
         if entry is None or not entry.translation[0]:
             continue
         text = entry.translation[0]
-        if _FENCED.findall(text) != _FENCED.findall(english):
-            wrong.append(f"{entry_id}: a code block differs")
+        if [_uncommented(block) for block in _FENCED.findall(text)] != \
+                [_uncommented(block) for block in _FENCED.findall(english)]:
+            wrong.append(f"{entry_id}: a code block differs (but for its comments)")
         if documents.markers(text) != documents.markers(english):
             wrong.append(f"{entry_id}: the solution markers differ")
         if sorted(_LINK.findall(text)) != sorted(_LINK.findall(english)):
@@ -192,31 +201,35 @@ def test_the_standard_library_reader_reads_what_polib_reads():
             assert ("fuzzy" in mine[message_id].flags) == entry.fuzzy
 
 
-def _charset(path, family):
-    """The code points of the face named `family` in a .ttf or .ttc file."""
-    from fontTools.ttLib import TTCollection, TTFont
-    faces = TTCollection(path, lazy=True).fonts if str(path).lower().endswith(".ttc") else [TTFont(path, lazy=True)]
-    for face in faces:
-        if family in {record.toUnicode() for record in face["name"].names if record.nameID in (1, 16)}:
-            return set(face.getBestCmap())
-    raise AssertionError(f"{path} has no face named {family}")
+def _font_lacks(language):
+    """None, or the failure that names what the shipped font of `language` lacks and the command that cuts it."""
+    from kvlab.instructor import fontsubset
+    lacking = fontsubset.lacking(language)
+    if lacking:
+        return (f"the shipped font {fontsubset.SHIPPED[language][1]} lacks {lacking} ({language} figures would show "
+                f"boxes): cut it again with `python -m kvlab i18n fonts` (needs fonts-noto-cjk)")
+    return None
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_the_figures_font_has_every_character_of_the_translations(language):
-    matplotlib = pytest.importorskip("matplotlib")
-    if language == "zh" and tuple(map(int, matplotlib.__version__.split(".")[:2])) < (3, 10):
-        pytest.skip("matplotlib before 3.10 reads only the first face of Noto Sans CJK's .ttc (kvlab[zh] needs 3.10)")
-    from matplotlib import font_manager
+def test_the_shipped_figures_font_has_every_character_of_the_messages(language):
+    """kvlab/fonts/ holds a subset of Noto Sans CJK per language, cut from the catalogs: a message translated with a
+    character it lacks would show a box in a figure on a machine without a CJK font of its own."""
+    pytest.importorskip("fontTools")
+    pytest.importorskip("matplotlib")
+    problem = _font_lacks(language)
+    assert problem is None, problem
 
-    from kvlab import fonts
-    family, fallback = fonts.family(language)
-    have = _charset(fonts.path(language), family)
-    have |= _charset(font_manager.findfont(fallback, fallback_to_default=False), fallback)
-    used = {ord(char) for message_id in MESSAGES if message_id in catalog(language)
-            for char in _translation(message_id, language) if not char.isspace()}
-    missing = "".join(chr(code) for code in sorted(used - have))
-    assert not missing, f"{family} and {fallback} lack {missing} ({language} figures would show boxes)"
+
+def test_a_character_new_to_the_catalog_is_named_with_the_command_that_cuts_the_font(monkeypatch):
+    pytest.importorskip("fontTools")
+    pytest.importorskip("matplotlib")
+    from kvlab.instructor import fontsubset
+    entries = dict(catalog("zh"))
+    entries["hint.fifo"] = i18n.Entry("hint.fifo", (MESSAGES["hint.fifo"],), ("命中时把条目移到最新的一端。龘",), frozenset())
+    monkeypatch.setattr(fontsubset, "catalog", lambda language: entries)
+    problem = _font_lacks("zh")
+    assert "lacks 龘 " in problem and "python -m kvlab i18n fonts" in problem
 
 
 class _FifoCache:
@@ -282,27 +295,33 @@ def test_a_language_with_a_cell_left_to_translate_is_refused_naming_it(command, 
     assert not (tmp_path / "out").exists()
 
 
-def _without_markdown(nb):
-    return [{**cell, "source": None} if cell["cell_type"] == "markdown" else cell for cell in nb["cells"]]
+def _without_text(nb):
+    """The cells with their Markdown left out and their code reduced to its skeleton (codetext.skeleton)."""
+    from kvlab.instructor import codetext
+    return [{**cell, "source": None} if cell["cell_type"] == "markdown" else
+            {**cell, "source": codetext.skeleton("".join(cell["source"]), strings=True)} for cell in nb["cells"]]
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_a_translated_notebook_is_the_english_one_but_for_its_markdown(language):
-    """Issue 17's nbval for every language, the first half: the code cells, their stored outputs, the metadata and
-    the cell ids of a translated notebook are the English ones, byte for byte; only Markdown sources differ."""
+def test_a_translated_notebook_is_the_english_one_but_for_its_text(language):
+    """Issue 17's nbval for every language, the first half: the code of the code cells, their stored outputs, the
+    metadata and the cell ids of a translated notebook are the English ones; only Markdown and the text in code
+    (comments, docstrings, sentences) differ, and every prediction cell's instruction is translated."""
     import json
     for path in documents.notebook_paths():
         english = json.loads(path.read_text(encoding="utf-8"))
         translated = documents.translate_notebook(english, path.stem, language)
         assert translated["metadata"] == english["metadata"]
-        assert _without_markdown(translated) == _without_markdown(english), path.name
+        assert _without_text(translated) == _without_text(english), path.name
         changed = [cell for cell, old in zip(translated["cells"], english["cells"]) if cell["source"] != old["source"]]
-        assert changed and all(cell["cell_type"] == "markdown" for cell in changed)
+        assert changed and {cell["cell_type"] for cell in changed} == {"markdown", "code"}, path.name
+        for cell in translated["cells"]:
+            assert "# Your prediction" not in "".join(cell["source"]), (path.name, cell["id"])
 
 
 def test_the_language_reaches_a_computation_only_through_the_catalog_and_the_figures_font():
     """Issue 17's nbval for every language, the second half: no module a notebook runs asks which language is in
-    use except i18n.py (which renders messages) and fonts.py (which picks the figures' font), so a translated
+    use except i18n.py (which renders messages) and fonts/ (which picks the figures' font), so a translated
     notebook computes what the English one computes and its outputs differ only in the messages' text."""
     import ast
     from pathlib import Path
@@ -310,11 +329,181 @@ def test_the_language_reaches_a_computation_only_through_the_catalog_and_the_fig
     import kvlab
     asks = []
     for path in sorted(Path(kvlab.__file__).parent.rglob("*.py")):
-        if "instructor" in path.parts or path.name in ("i18n.py", "fonts.py", "cli.py", "nbrun.py"):
+        if "instructor" in path.parts or path.name in ("i18n.py", "cli.py", "nbrun.py") or path.parent.name == "fonts":
             continue  # cli.py and nbrun.py choose the language (--lang): they set it, they do not read it
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
             if name in ("lang", "_edition_default") or (isinstance(node, ast.Constant) and node.value == "KVLAB_LANG"):
                 asks.append(f"{path.name}:{node.lineno}")
-    assert not asks, f"these ask for the language outside i18n.py and fonts.py: {asks}"
+    assert not asks, f"these ask for the language outside i18n.py and fonts/: {asks}"
+
+
+# The glossary: the seeds' terms, and none of the calques (kvlab/locale/glossary.toml)
+
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_QUOTED = re.compile(r"\"[^\"\n]*\"")
+_URL = re.compile(r"https?://\S+|\]\([^)]*\)|\{[^{}\n]*\}")  # (and placeholders)
+_NAMES = re.compile(r"\b[\w.]*(?:_|\.(?=\w)|\()[\w.()]*|--[\w-]+|\{[^{}]*\}")  # identifiers, calls, options, fields
+
+
+@lru_cache(maxsize=None)
+def glossary():
+    import sys
+    from pathlib import Path
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib.loads((Path(i18n.__file__).parent / "locale" / "glossary.toml").read_text(encoding="utf-8"))
+
+
+def _prose(text):
+    """A text without what is not prose: code blocks and spans, quoted strings, URLs, link targets, placeholders."""
+    return _URL.sub(" ", _QUOTED.sub(" ", _CODE_SPAN.sub(" ", _FENCED.sub(" ", text))))
+
+
+def _all_translations(language):
+    """[(entry id, English, translation)] of every translated entry of the catalog of `language`."""
+    found = []
+    for entry_id, english in ENTRIES.items():
+        entry = catalog(language).get(entry_id)
+        if entry is not None and entry.translation[0]:
+            found.append((entry_id, " ".join(_forms(english)), entry.translation[0]))
+    return found
+
+
+def _calques(language, translations):
+    """["id: calque (use ...)"] for each glossary `avoid` rule that a translation of `translations` breaks."""
+    wrong = []
+    rules = [rule for rule in glossary()["avoid"] if rule["lang"] == language]
+    assert rules
+    for entry_id, english, translation in translations:
+        for rule in rules:
+            if "when" in rule and not re.search(rule["when"], english, re.IGNORECASE):
+                continue
+            found = re.search(rule["text"], _prose(translation))
+            if found:
+                wrong.append(f"{entry_id}: {found.group(0)!r} (use {rule['use']})")
+    return wrong
+
+
+def _terms_missing(language, translations):
+    """["id: term (its words)"] for each glossary term the English says and its translation does not."""
+    wrong, terms = [], glossary()["term"]
+    for entry_id, english, translation in translations:
+        prose = _NAMES.sub(" ", _prose(english))
+        for term in terms:
+            said = re.sub(term["unless"], " ", prose, flags=re.IGNORECASE) if "unless" in term else prose
+            if re.search(term["match"], said, re.IGNORECASE):
+                if not any(re.search(form, translation) for form in term[language]):
+                    wrong.append(f"{entry_id}: {term['en']} ({' / '.join(term[language])})")
+    return wrong
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_no_translation_holds_a_calque_the_glossary_lists(language):
+    wrong = _calques(language, _all_translations(language))
+    assert not wrong, f"{catalog_path(language)}: calques ({len(wrong)}): " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_translation_uses_the_glossarys_terms(language):
+    wrong = _terms_missing(language, _all_translations(language))
+    assert not wrong, f"{catalog_path(language)}: the glossary's term missing ({len(wrong)}): " + "; ".join(wrong)
+
+
+SLIPS = [  # issue 24's slips, each planted into the entry it was found in: the glossary tests must name every one
+    ("zh", "nb.06.cold-is", "冷的一遍，也就是最先运行的那一遍：**{name}**。"),
+    ("zh", "md.01_lru_cache.f85c8f8a", "一个玩具缓存的容量是 10。"),
+    ("zh", "nb.04.cpu-zero-same", "{reads} 次读取，两个缓存的回答完全相同；CPU 一级中有 {cpu}"),
+    ("zh", "md.06_measured_ttft.nb06-14", "引擎的第一个请求往往很慢，比如启动它的内核。"),
+    ("zh", "nb.06.limits", "- 模拟器以文档为单位，没有时间。"),
+    ("zh", "nb.06.plot-ms", "首个令牌的时间（ms）"),
+    ("zh", "md.06_measured_ttft.nb06-16", "4. 对每一遍，用未经取舍的统计值计算倍率 baseline / lmcache，保留 2 位小数。"),
+    ("zh", "md.03_gpu_cliff.9cb7fb3b", "容量分别比总大小少 1 个令牌和比总大小多 1 个令牌。"),
+    ("ja", "md.03_gpu_cliff.9cb7fb3b", "合計の1トークン下と1トークン上の容量で"),
+    ("zh", "notebook.figure-saved", "已在 artifacts 文件夹中保存 {file}"),
+    ("zh", "nb.06.limits", "换一种负载、模型或 GPU，毫秒数会变，ratio 也可能会变。"),
+    ("zh", "hint.n-count", "n 是该 config 与 pass 的记录条数。"),
+    ("ja", "nb.06.cold-is", "コールドなパス、つまり最初に実行したパス: **{name}**。"),
+    ("ja", "md.06_measured_ttft.nb06-00", "各configは10個の文書を3回読みました。"),
+    ("ja", "nb.06.limits", "- シミュレーターは文書単位で、時間を持ちません。"),
+]
+
+
+@pytest.mark.parametrize("language, entry_id, slip", SLIPS)
+def test_the_glossary_tests_name_each_slip_of_issue_24(language, entry_id, slip):
+    english = " ".join(_forms(ENTRIES[entry_id]))
+    assert _calques(language, [(entry_id, english, slip)]), slip
+
+
+def test_a_translation_without_the_seeds_term_is_named():
+    english = MESSAGES["nb.06.plot-ms"]
+    assert _terms_missing("zh", [("nb.06.plot-ms", english, "首个令牌的时间（ms）")]) and \
+        not _terms_missing("zh", [("nb.06.plot-ms", english, "到首个令牌的时间（ms）")])
+    assert _terms_missing("ja", [("x", "The second pass's hits.", "2回目のパスの命中数。")])
+
+
+# Text in code (kvlab/instructor/codetext.py): comments, docstrings and sentences, translated around the same code
+
+_SOURCE = '''"""Module docstring.
+
+    python3 x.py --flag
+"""
+import os  # noqa: F401 (kept for the student)
+
+
+def f(a):
+    """Say "hi" to `a`, with a \\\\ backslash."""
+    # Step 1: the first line of a block
+    # and its second line.
+    # BEGIN SOLUTION
+    return a  # an answer's comment
+    # END SOLUTION
+
+
+print("a sentence a student reads", "upper left")  # NBVAL_IGNORE_OUTPUT
+'''
+
+
+def test_code_text_is_found_translated_and_written_back_around_the_same_code():
+    from kvlab.instructor import codetext
+    found = codetext.pieces(_SOURCE, strings=True)
+    assert [(piece.kind, piece.scope, piece.english) for piece in found] == [
+        ("docstring", "", "Module docstring.\n\npython3 x.py --flag"),  # as help() shows it (inspect.cleandoc)
+        ("comment", "", "(kept for the student)"),
+        ("docstring", "f", 'Say "hi" to `a`, with a \\ backslash.'),
+        ("block", "f", "Step 1: the first line of a block\nand its second line."),
+        ("comment", "f", "an answer's comment"),
+        ("string", "", "a sentence a student reads"),
+    ]
+    translations = {piece.english: "译：" + piece.english.replace("line.", "行。\n多一行") for piece in found}
+    translated = codetext.translate(_SOURCE, lambda piece: translations[piece.english], strings=True)
+    assert codetext.skeleton(translated, strings=True) == codetext.skeleton(_SOURCE, strings=True)
+    assert [piece.english for piece in codetext.pieces(translated, strings=True)] == list(translations.values())
+    assert "# noqa: F401 译：(kept" in translated and "# NBVAL_IGNORE_OUTPUT" in translated
+    assert '"upper left"' in translated and "# BEGIN SOLUTION" in translated
+    compile(translated, "translated.py", "exec")
+    assert codetext.skeleton(translated.replace("return a", "return None")) != codetext.skeleton(_SOURCE)
+
+
+def test_a_comment_after_code_stays_one_line():
+    from kvlab.instructor import codetext
+    piece = next(piece for piece in codetext.pieces(_SOURCE) if piece.kind == "comment")
+    with pytest.raises(ValueError, match="one line"):
+        codetext.render(piece, "两\n行")
+
+
+def test_the_student_edition_of_a_file_has_no_entry_for_a_solutions_text():
+    ids = [entry_id for entry_id in ENTRIES if entry_id.startswith("code.kvsim.")]
+    assert "code.kvsim.LRUCache.access.2" in ids  # the Step 1 comment above the region
+    assert not any("forgetting this turns LRU into FIFO" in ENTRIES[entry_id] for entry_id in ids)
+
+
+def test_cjk_lines_are_joined_but_blocks_and_code_are_not():
+    text = ("## 标题\n第一行，\n第二行。\n- 一项，\n  续行。\n- 二项\n| a | 表 |\n| b | 格 |\n```bash\n命令 # 注\n释\n```\n"
+            "英文 end\n下一行。  \n硬换行\n**答案：**\n后面")
+    assert documents.join_cjk_lines(text) == (
+        "## 标题\n第一行，第二行。\n- 一项，续行。\n- 二项\n| a | 表 |\n| b | 格 |\n```bash\n命令 # 注\n释\n```\n"
+        "英文 end\n下一行。  \n硬换行**答案：**\n后面")

@@ -114,15 +114,24 @@ def status(language, locale=None, messages=None):
 
 
 def add_arguments(parser):
-    parser.add_argument("action", choices=("update", "status"),
-                        help="update: bring the catalogs up to date with messages.py; status: list what to translate")
+    parser.add_argument("action", choices=("update", "status", "fonts"),
+                        help="update: bring the catalogs up to date with messages.py; status: list what to translate; "
+                             "fonts: cut the figures' fonts (kvlab/fonts/) from the catalogs")
     parser.add_argument("--lang", action="append", choices=[one for one in LANGS if one != SOURCE],
                         help="only this language (repeatable; default: every language but English)")
     parser.add_argument("--all", action="store_true", help="status: list every id to work on, not the first 20")
+    parser.add_argument("--source", metavar="FILE",
+                        help="fonts: the Noto Sans CJK .ttc or .otf to cut from (default: found among this machine's "
+                             "fonts; apt-get install fonts-noto-cjk)")
 
 
 def run(args):
     languages = args.lang or [one for one in LANGS if one != SOURCE]
+    if args.action == "fonts":
+        from . import fontsubset
+        for path, size, count in fontsubset.write(getattr(args, "source", None), languages):
+            print(f"{path.relative_to(LOCALE.parent.parent)}: {count} characters, {size / 1024:.0f} KiB")
+        return 0
     left, known = 0, len(everything())
     for language in languages:
         shown = catalog_path(language).relative_to(LOCALE.parent.parent)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from .. import paths
 from ..errors import UserError
 from ..i18n import LANGS, SOURCE, NotTranslated, t
-from . import documents
+from . import codetext, documents
 
 REPO = paths.REPO
 PACKAGE = REPO / "kvlab"
@@ -282,7 +282,8 @@ def _write(path, data):
 
 
 def _copy_package(out, repo=REPO, lang=SOURCE):
-    """kvlab/ with the student's files stubbed (stubs in `lang`); {relative path: regions replaced}.
+    """kvlab/ with the student's files stubbed (stubs, comments and docstrings in `lang`); {relative path: regions
+    replaced}.
 
     Every file must compile. An edition in another language than English gets kvlab/locale/DEFAULT, so that
     its messages are in that language unless $KVLAB_LANG says otherwise.
@@ -300,6 +301,8 @@ def _copy_package(out, repo=REPO, lang=SOURCE):
         text = source.read_text(encoding="utf-8")
         count = len(regions(text.splitlines(), shown))
         student = stub_source(text, shown, lang) if count else text
+        if lang != SOURCE and relative.name in codetext.FILES and len(relative.parts) == 1:
+            student = documents.translate_file(student, relative.name, lang)  # comments and docstrings
         try:
             compile(student, shown, "exec")  # what py_compile checks, without writing a .pyc
         except SyntaxError as error:

@@ -48,6 +48,17 @@ def stop_text(stop):
 
 
 STOPS = ("timeout", "flood", "killed", "protocol", "not-run", "missing", "missing-name", "no-output-file")
+HINTS = {"raised": "crash", "import": "import-failed", "exit": "crash", "timeout": "timeout", "flood": "output-flood",
+         "killed": "killed", "protocol": "protocol", "not-run": "timeout", "no-json": "not-json",
+         "missing-name": "missing-method", "missing": "missing-file", "no-output-file": "no-output-file"}
+
+
+def stop_hint(stop):
+    """The hint of a run that stopped, by how it stopped (decided where it happened, never read from a message)."""
+    if stop.get("stop") in ("raised", "import") and stop.get("type") == "ModuleNotFoundError" and \
+            stop.get("name") == lab.STEPS[lab.NUMBERS[0]].file[:-3]:  # the module the driver saw missing: kvsim
+        return "kvsim-missing"
+    return HINTS.get(stop.get("stop"), "crash")
 
 
 def difference(step, verdict):
@@ -105,7 +116,7 @@ def report_of(step, result):
             continue
         shown = verdict.rule == result.shown
         seen = Msg("seen.case-hidden") if verdict.hidden else difference(step, verdict)
-        misconception = (result.misconception or ("crash" if verdict.stop else "differs")) if shown else ""
+        misconception = (result.misconception or (stop_hint(verdict.stop) if verdict.stop else "differs")) if shown else ""
         rows.append(Row(text, False, misconception, seen if shown else None, rule_id=verdict.rule))
     if not rows:  # nothing of it was judged: a step judged on a saved file, with no folder of saved files given
         rows.append(Row(Msg("check.not-judged"), False, skipped=True, held=Msg("check.not-judged-why"), rule_id=""))

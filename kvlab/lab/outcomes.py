@@ -12,7 +12,7 @@ ENDED = {"timeout", "flood", "killed", "protocol", "not-run"}   # the process st
 
 def raised_stop(raised, at, kind="raised"):
     raised = raised or {}
-    return {"stop": kind, "type": raised.get("type") or "Exception", "at": at,
+    return {"stop": kind, "type": raised.get("type") or "Exception", "at": at, "name": raised.get("name"),
             "where": raised.get("where"), "function": raised.get("function"), "message": raised.get("message") or ""}
 
 

@@ -18,7 +18,7 @@ DEFAULTS = {"gpu": GPU, "docs": DOCS, "tokens": TOKENS, "passes": list(PASSES)}
 
 MESSAGES = {
     "step.2.title": "scenario.py and cyclic.json",
-    "rule.scenario.json": "stdout is exactly one JSON document: {\"passes\": [one object per pass]}.",
+    "rule.scenario.json": "stdout is exactly one JSON document, {\"passes\": [...]}, with one object per pass.",
     "rule.scenario.order": "Each pass object's \"order\": the pass as --passes names it.",
     "rule.scenario.hits": "gpu_hits and cpu_hits of each pass (cpu_hits is 0 without a CPU tier).",
     "rule.scenario.misses": "misses of each pass.",

@@ -32,7 +32,7 @@ MESSAGES = {
     "rule.summary.n": "n of each config and pass.",
     "rule.summary.p50": "p50_ms: the median, rounded to 1 decimal.",
     "rule.summary.mean": "mean_ms: the mean, rounded to 1 decimal.",
-    "rule.summary.ratio": "ratio: baseline / lmcache of each statistic, rounded to 2 decimals.",
+    "rule.summary.ratio": "`ratio`: baseline / lmcache of each statistic, rounded to 2 decimals.",
     "rule.summary.blank": "Blank lines are skipped: the same summary with them as without.",
     "rule.measured.file": "measured.json is what your summarize.py writes for this folder's ttft.jsonl.",
     "rule.ttft.file": "ttft.jsonl is the measured file, copied unchanged.",

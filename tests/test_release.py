@@ -16,8 +16,8 @@ import pytest
 nbformat = pytest.importorskip("nbformat")  # the notebook stack: absent from the fast test path
 
 from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, clean_env, python
-from kvlab import check, steps
-from kvlab.check import oracle
+from kvlab import check, lab
+from kvlab.check import expected
 from kvlab.errors import UserError
 from kvlab.instructor import artifacts, codetext, release
 from kvlab.instructor import english as englishtext
@@ -75,7 +75,7 @@ def reference_solution_lines():
 def test_the_edition_has_the_students_files_and_nothing_instructor_only(edition):
     out, files = edition.out, set(edition.files)
     assert {"README.md", "pyproject.toml", "environment.yml", ".gitignore", "fixtures/README.md",
-            "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/digests.json", "kvlab/check/driver.py",
+            "fixtures/ttft.jsonl", "tests/test_lab.py", "kvlab/check/expected.json", "kvlab/check/driver.py",
             "kvlab/plots.py", "kvlab/notebook.py", "kvlab/nbrun.py", "kvlab/handin.py", "kvlab/files.py"} <= files
     assert {f"kvlab/{name}" for name in STUDENT_FILES} <= files
     assert sorted(path.name for path in (out / "notebooks").iterdir()) == \
@@ -143,12 +143,17 @@ def test_notebooks_are_valid_unexecuted_and_without_answers(edition):
                 assert cell.outputs == [] and cell.execution_count is None, path.name
 
 
-def test_the_digests_are_keyed_and_hold_no_readable_answer(edition):
-    text = (edition.out / "kvlab" / "check" / "digests.json").read_text()
-    data = json.loads(text)
-    assert set(data) == {"salt", "digests"} and len(data["salt"]) == 32
-    assert all(len(one) == oracle.DIGEST_HEX and int(one, 16) >= 0 for one in data["digests"])
-    assert not (edition.out / "kvlab" / "check" / "expected.json").exists()
+def test_the_stored_expectations_hold_small_cases_only_and_no_planted_code(edition):
+    """What the lab's rules give on small generated cases (never the lab's own numbers, whose answers are the
+    lab's results), and digests of what each planted mistake gives; the plants themselves stay here."""
+    data = json.loads((edition.out / "kvlab" / "check" / "expected.json").read_text())
+    assert set(data) == {"want", "signs"} and len(data["want"]) > 200
+    assert all(len(key) == 20 for key in data["want"]) and all(
+        len(one) == 16 for signs in data["signs"].values() for values in signs.values() for one in values)
+    text = json.dumps(data["want"])
+    assert not [result for result in LAB_RESULTS if result in text]  # the lab's results are nowhere in it
+    step1 = (edition.out / "kvlab" / "lab" / "step1_lru.py").read_text()
+    assert "move_to_end" not in step1 and "def plants():" in step1
 
 
 def test_the_student_readme_sets_up_for_root_too_installs_its_tests_and_says_how_to_hand_in(edition):
@@ -172,7 +177,7 @@ def test_the_student_pyproject_installs_what_the_instructor_one_does():
     assert student["build-system"] == instructor["build-system"]
     assert student["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
     assert student["tool"]["setuptools"]["package-data"] == {
-        "kvlab": ["check/digests.json", *instructor["tool"]["setuptools"]["package-data"]["kvlab"]]}
+        "kvlab": ["check/expected.json", *instructor["tool"]["setuptools"]["package-data"]["kvlab"]]}
 
 
 # The stubs: the checks say which steps are not written, and nothing breaks
@@ -219,7 +224,7 @@ def test_force_replaces_out_but_its_git_and_a_failed_build_leaves_it_as_it_was(t
     (out / ".git").mkdir(parents=True)
     (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (out / "old.txt").write_text("old")
-    monkeypatch.setattr(release, "expectations", lambda: {})  # the recorded answers are tested above
+    monkeypatch.setattr(release, "expectations", lambda: {"want": {}, "signs": {}})  # tested above
 
     monkeypatch.setattr(release, "all_solution_lines", lambda: {"## Where you write code"})
     with pytest.raises(UserError, match="README.md: ## Where you write code"):
@@ -234,13 +239,13 @@ def test_force_replaces_out_but_its_git_and_a_failed_build_leaves_it_as_it_was(t
 
 
 def test_the_command_says_what_it_wrote(tmp_path, monkeypatch, capsys):
-    written = release.Edition(tmp_path, ["a", "b"], {"kvlab/kvsim.py": 6}, 7, 210)
+    written = release.Edition(tmp_path, ["a", "b"], {"kvlab/kvsim.py": 6}, 7, 255)
     monkeypatch.setattr(release, "build", lambda out, force, lang: written)
     release.run(Namespace(out=str(tmp_path), force=False))
     assert capsys.readouterr().out == (
         f"wrote the student edition to {tmp_path}: 2 files\n"
         "  stubs (solution regions): kvlab/kvsim.py (6)\n"
-        "  7 notebooks without answers or outputs; 210 answers stored as digests in kvlab/check/digests.json\n"
+        "  7 notebooks without answers or outputs; the expectations of 255 public cases in kvlab/check/expected.json\n"
         f"next: cd {tmp_path} && python3 -m kvlab check\n")
 
 
@@ -429,14 +434,15 @@ def test_the_editions_handin_copies_the_students_files_and_checks_them(completed
     assert (tmp_path / "handin" / "ttft.jsonl").read_bytes() == STAND_IN.read_bytes()
 
 
-def test_the_stored_answers_cover_every_public_check(completed, tmp_path, monkeypatch):
-    """A question the digests cannot answer is skipped as passed: so no rule may be skipped on the reference."""
+def test_the_stored_expectations_cover_every_public_case(completed, tmp_path, monkeypatch):
+    """Every public case has its stored expectation: with the reference, every rule of every step is judged
+    and holds (a case without one would be skipped, unjudged)."""
     artifacts.write(tmp_path, STAND_IN)
     monkeypatch.setenv("KVLAB_TTFT", str(STAND_IN))
     folder = completed / "kvlab"
-    stored = oracle.Digests(folder / "check" / "digests.json")
-    reports = [*check.steps(folder=folder, artifacts=tmp_path, oracle=stored).values(),
-               check.mru_cache(folder=folder, oracle=stored), check.summarize_function(folder=folder, oracle=stored)]
+    stored = expected.Stored(folder / "check" / "expected.json")
+    reports = [*check.steps(folder=folder, artifacts=tmp_path, expect=stored).values(),
+               check.mru_cache(folder=folder, expect=stored)]
     assert [row.rule for report in reports for row in report.rows if row.skipped or not row.ok] == []
 
 
@@ -451,7 +457,7 @@ def test_with_the_reference_an_editions_notebook_writes_its_artifact(completed, 
     The other notebooks need no run of their own here: the next test shows that an edition's notebooks are the
     instructor's but for cells that nothing later reads, the edition's modules are the instructor's, and nbval
     runs the instructor's notebooks, whose check.step(N) cells check each artifact they write."""
-    writer = f"notebooks/{steps.notebook_of(6)}.ipynb"
+    writer = f"notebooks/{lab.notebook_of(6)}.ipynb"
     result = notebooks(completed, tmp_path, writer)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "artifacts" / "offload.json").read_text() == artifacts.contents(STAND_IN)["offload.json"]
@@ -500,7 +506,8 @@ def test_an_editions_notebooks_are_the_instructors_but_for_cells_nothing_later_r
             assert not missing, (path.name, cell["id"], missing)
             dropped -= _bound(tree)
     for relative in edition.files:
-        if relative.startswith("kvlab/") and relative.endswith(".py") and Path(relative).name not in STUDENT_FILES:
+        if relative.startswith("kvlab/") and relative.endswith(".py") and Path(relative).name not in STUDENT_FILES \
+                and relative not in edition.stubbed:  # (a step module's planted mistakes are the instructor's)
             assert (edition.out / relative).read_bytes() == (ROOT / relative).read_bytes(), relative
 
 
@@ -576,8 +583,8 @@ def test_an_edition_in_another_language_is_the_english_one_but_for_its_text(edit
                 codetext.skeleton(translation.decode(), strings=True), name
         elif name == "README.md":
             assert CJK.search(translation.decode()) and "```bash" in translation.decode()
-        elif name == "kvlab/check/digests.json":  # each build draws its own salt: the same answers, keyed anew
-            assert json.loads(translation).keys() == json.loads(english).keys()
+        elif name == "kvlab/check/expected.json":  # the same expectations in every language
+            assert translation == english
         else:
             assert translation == english, name
         if name.endswith(".po"):

@@ -1,10 +1,10 @@
 """The lab's checks as tests, one per step: the same rules and hints as `python -m kvlab check`."""
 import pytest
 
-from kvlab import check
+from kvlab import check, lab
 
 
-@pytest.mark.parametrize("number", range(1, 9), ids=[f"step{number}" for number in range(1, 9)])
+@pytest.mark.parametrize("number", lab.NUMBERS, ids=[f"step{number}" for number in lab.NUMBERS])
 def test_step(number):
     report = check.step(number)
     if not report.passed:

@@ -267,7 +267,8 @@ def _package(name, kvsim):
 def on_kvsim(modules, kvsim):
     """The hand-in's modules with its scenario.py loaded anew on `kvsim` (the reference's standing in)."""
     scenario = modules["scenario"]
-    source = getattr(scenario, "__source__", None) or Path(scenario.__file__).read_text(encoding="utf-8")
+    source = scenario.source if isinstance(scenario, Fresh) else getattr(scenario, "__source__", None) \
+        or Path(scenario.__file__).read_text(encoding="utf-8")
     package = _package(f"_kvlab_on_{abs(hash((source, id(kvsim))))}", kvsim)
     return {**modules, "kvsim": kvsim, "scenario": load_module(f"{package}.scenario", source, package=package)}
 

@@ -30,8 +30,8 @@ MESSAGES = {
 
 
 def cases(rng, hidden):
-    runs = commands.random_params(rng, 12 if hidden else 22, docs=(2, 14) if hidden else (1, 6), big=hidden) \
-        + commands.large_params(rng, 2 if hidden else 4) + commands.reverse_params(rng, 2 if hidden else 4)
+    runs = commands.random_params(rng, 6 if hidden else 14, docs=(2, 14) if hidden else (1, 6), big=hidden) \
+        + commands.large_params(rng, 1 if hidden else 2) + commands.reverse_params(rng, 1 if hidden else 4)
     found = [{"kind": "run", **params} for params in runs]
     if not hidden:
         found.append({"kind": "defaults"})

@@ -76,8 +76,8 @@ def random_input(rng, hidden):
 
 
 def cases(rng, hidden):
-    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(10 if hidden else 20)]
-    for _ in range(2 if hidden else 3):
+    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(8 if hidden else 14)]
+    for _ in range(1 if hidden else 2):
         lines = random_input(rng, hidden)
         blank = list(lines)
         for _ in range(rng.randint(1, 3)):

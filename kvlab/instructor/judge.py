@@ -54,7 +54,8 @@ def stand_in_module(names):
 
 
 def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None, here=None):
-    generator = engine.judge(steps, expect, seed=seed, number_of=stub_step, artifacts=texts, owner=lab.owner)
+    generator = engine.judge(steps, expect, seed=seed, number_of=stub_step, artifacts=texts, owner=lab.owner,
+                             stood_in=PROCESSES[CLASSES] if texts is not None else ())
     if here is not None:  # trusted code in this process ({module name: module}): the tests, the costs table
         from .reference import on_kvsim, reference_modules, run_here
         modules = dict(here)

@@ -34,11 +34,13 @@ MESSAGES = {
 
 def cases(rng, hidden):
     found = []
-    for params in commands.random_params(rng, 4 if hidden else 6, cpu=True, docs=(2, 12) if hidden else (1, 6),
-                                         big=hidden):
+    for number, params in enumerate(commands.random_params(rng, 4 if hidden else 6, cpu=True,
+                                                           docs=(2, 12) if hidden else (1, 6), big=hidden)):
         tiered = {name: params[name] for name in ("docs", "tokens", "passes")}
-        found.append({"kind": "cpu-tier", **tiered, "cpu": max(params["cpu"], 1)})
-        found.append({"kind": "gpu-first", **tiered, "cpu": params["cpu"]})
+        if number % 2:  # the relations on half of them: a mistake of step 6 shows on any
+            found.append({"kind": "cpu-tier", **tiered, "cpu": max(params["cpu"], 1)})
+        else:
+            found.append({"kind": "gpu-first", **tiered, "cpu": params["cpu"]})
         found.append({"kind": "counts", **params})
     for params in commands.reverse_params(rng, 2 if hidden else 3, cpu=True):  # where a CPU tier must change something
         tiered = {name: params[name] for name in ("docs", "tokens", "passes")}

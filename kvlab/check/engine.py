@@ -254,7 +254,7 @@ class StepJudge:
                 result.verdicts.append(Verdict(rule.id, True, applies))
                 continue
             case, got, want, hidden = self.first[rule.id]
-            got_view = rule.view(case, got)
+            got_view = rule.seen(case, got)
             want_view = rule.expected(case, want) if want is not None else None
             at = first_difference(got_view, want_view) if want is not None else None
             result.verdicts.append(Verdict(rule.id, False, applies, None if hidden else case, hidden,

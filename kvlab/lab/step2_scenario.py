@@ -71,6 +71,14 @@ def json_view(case, obs):
     return {"one-document": run["strict"], "shape": commands.shape(run["doc"])}
 
 
+def printed(case, obs):
+    """What the command printed, as a student reads it (its start)."""
+    run = obs["runs"][0]
+    if run["stop"] is not None and run["stop"]["stop"] != "no-json":
+        return {"stop": compared(run["stop"])}
+    return run.get("stdout", "")[:100]
+
+
 def defaults_hold(case, got, want):
     """No options give what the lab's defaults, given explicitly, give."""
     plain, explicit = got["runs"]
@@ -92,7 +100,7 @@ def file_view(case, obs):
 
 
 RULES = (
-    Rule("scenario.json", ("run",), json_view, points=2),
+    Rule("scenario.json", ("run",), json_view, points=2, display=printed),
     Rule("scenario.order", ("run",), fields("order"), points=1),
     Rule("scenario.hits", ("run",), fields("gpu_hits", "cpu_hits"), points=2),
     Rule("scenario.misses", ("run",), fields("misses"), points=2),

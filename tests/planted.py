@@ -326,6 +326,7 @@ ARTIFACT_PLANTS = [
 ELSEWHERE = {
     "stale-expectations": "test_check.py: a stale edition (its digests lack the answer)",
     "shadows-stdlib": "test_grade.py: a hand-in with a json.py",
+    "not-allowed-import": "test_red_team.py: a hand-in whose kvsim.py imports numpy",
     "ttft-changed": "test_grade.py: a hand-in whose ttft.jsonl was changed",
     "measured-other-file": "test_grade.py: a measured.json of another measured file",
     "mru-evicts-oldest": "test_check.py: the MRU exercise, checked on an LRU cache",

@@ -12,6 +12,7 @@ from ..check.labsteps import TITLES, Plan, read_text
 from ..check.probes import file_row
 from ..check.report import Report, Row, Wrong, hold_back, printable
 from ..check.run import failed, run_jobs, run_together
+from ..i18n import Msg
 
 __all__ = ["TITLES", "Plan", "read_text", "file_row", "Report", "Row", "Wrong", "hold_back", "printable", "failed",
            "run_jobs", "run_together", "ARTIFACT_STEP", "SCRIPTS", "PROCESSES", "STEP_SCRIPT", "HIDDEN", "runs",
@@ -22,6 +23,7 @@ ARTIFACT_STEP, SCRIPTS = lab_table.ARTIFACTS, lab_table.SCRIPTS
 PROCESSES = lab_table.PROCESSES   # {"kvsim": (1, 5), "scenario": (2, 3, 4, 6, 7), "summarize": (8,)}: one process each
 STEP_SCRIPT = {number: step.file[:-3] for number, step in lab_table.STEPS.items()}
 HIDDEN = {spec.id for step in lab_table.STEPS.values() for spec in step.rules if spec.hidden}  # the hidden rules
+HANDIN = Msg("grade.your-hand-in")   # where a row says a file is missing: never a folder of the grader's
 OTHER_ROW = 1          # the weight of a row that is none of the step's rules (imports, an artifact file, ttft.jsonl)
 
 
@@ -44,8 +46,17 @@ def steps_of(plan, numbers):
 
 
 def artifact_rows(folder, oracle, lab_lines):
-    """{step: [Row]} for the six JSON files in `folder`."""
-    return labsteps.artifact_rows(folder, oracle, lab_lines)
+    """{step: [Row]} for the six JSON files in `folder`: a row says "your hand-in", never the grader's folder."""
+    where, rows = str(folder), labsteps.artifact_rows(folder, oracle, lab_lines)
+    return {step: [_in_handin(row, (where, printable(where, 200))) for row in found] for step, found in rows.items()}
+
+
+def _in_handin(row, where):
+    seen = row.seen
+    if seen is None or not any(isinstance(value, str) and value in where for value in seen.params.values()):
+        return row
+    params = {name: HANDIN if isinstance(value, str) and value in where else value for name, value in seen.params.items()}
+    return row._replace(seen=Msg(seen.id, **params))
 
 
 def hold_after_earlier(reports, replaced=()):

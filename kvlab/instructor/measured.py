@@ -14,11 +14,13 @@ TTFT_RULE = Msg("rule.ttft-unchanged")
 
 
 class Measurement(NamedTuple):
-    """A measured file: where it is, its lines, its records; `real` unless it is the repository's stand-in."""
+    """A measured file: where it is, its lines, its records; `real` unless it is the repository's stand-in;
+    `name`: how a report names it (a catalog message: never a path of the grader's machine)."""
     path: Path
     lines: list
     records: list
     real: bool
+    name: object = Msg("grade.lab-measurement")
 
 
 
@@ -39,7 +41,8 @@ def lab_measurement(course=None):
     except (OSError, summarize.InputError) as error:
         raise UserError(f"the lab's measured file cannot be read: {error}") from None
     compared = bool(course.measurement) if course is not None else not paths.is_stand_in(path)
-    return Measurement(path, lines, records, compared)
+    name = Msg("grade.course-measurement") if course is not None and compared else Msg("grade.lab-measurement")
+    return Measurement(path, lines, records, compared, name)
 
 
 def own_measurement(copy, refused):
@@ -71,7 +74,7 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
 
     if own is None:  # the lab's file stands in for the hand-in's
         misconception, problem = trouble
-        instead = Msg("seen.ttft-instead", problem=problem, path=str(lab.path))
+        instead = Msg("seen.ttft-instead", problem=problem, path=lab.name)
         return [Row(TTFT_RULE, False, misconception, instead),
                 measured(measured_judge(lab.lines, oracle))]
 
@@ -86,9 +89,9 @@ def measured_rows(copy, own, trouble, lab, oracle, refused):
             except Wrong:
                 raise wrong from None  # it summarizes neither file: the summary itself is wrong
             if lab.real:
-                raise Wrong("ttft-changed", Msg("seen.ttft-changed", path=str(lab.path))) from None
-            raise Wrong("measured-other-file", Msg("seen.measured-other", path=str(lab.path))) from None
+                raise Wrong("ttft-changed", Msg("seen.ttft-changed", path=lab.name)) from None
+            raise Wrong("measured-other-file", Msg("seen.measured-other", path=lab.name)) from None
     rows = [measured(judge)]
     if lab.real and own.records != lab.records:
-        rows.append(Row(TTFT_RULE, False, "ttft-changed", Msg("seen.ttft-differs", path=str(lab.path))))
+        rows.append(Row(TTFT_RULE, False, "ttft-changed", Msg("seen.ttft-differs", path=lab.name)))
     return rows

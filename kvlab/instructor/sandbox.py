@@ -80,16 +80,18 @@ class Bubblewrap:
 
     `slot` (0 to WORKERS - 1) is the grader's worker number, which picks the sandbox's outside uid;
     by default each run takes a free one. `budget` (from budget(), entered) is the hand-in's group
-    its sandboxes share; by default each run has one of its own, of HANDIN_MEMORY bytes.
+    its sandboxes share; by default each run has one of its own, of HANDIN_MEMORY bytes. `deadline` (a
+    time.monotonic() time): the hand-in's wall-clock bound; a sandbox still running then is stopped as a
+    timeout (through its CPU clock, which then reads as infinite: where there is no cgroup, at its own end).
     """
 
-    def __init__(self, slot=None, budget=None):
+    def __init__(self, slot=None, budget=None, deadline=None):
         ok, reason = available()
         if not ok:
             raise SandboxUnavailable(reason)
         if slot is not None and slot not in range(WORKERS):
             raise ValueError(f"slot must be in 0..{WORKERS - 1}, got {slot}")
-        self.python, self.slot, self.budget = interpreter(), slot, budget
+        self.python, self.slot, self.budget, self.deadline = interpreter(), slot, budget, deadline
 
     def launch(self, scratch):
         """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
@@ -127,9 +129,18 @@ class Bubblewrap:
             fds = (*[handle.fileno() for handle in files.values()], driver.fileno(), status_end)
             report = {}
             yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot, group)},
-                         functools.partial(_ended, status, report, group),
-                         group.cpu_seconds if group.has_clock else None)
+                         functools.partial(_ended, status, report, group), _clock(group, self.deadline))
             _wait_gone(report.get("child-pid"))
+
+
+def _clock(group, deadline):
+    """The sandbox's CPU clock for run_jobs' deadline (None: no cgroup, the wall clock counts), which reads as
+    infinite once the hand-in's wall-clock `deadline` has passed: the sandbox is then stopped as a timeout."""
+    if not group.has_clock:
+        return None
+    if deadline is None:
+        return group.cpu_seconds
+    return lambda: float("inf") if time.monotonic() >= deadline else group.cpu_seconds()
 
 
 @functools.cache

@@ -279,16 +279,18 @@ def _slot(wanted=None):
             _slot_freed.notify_all()
 
 
-def _identity(slot, group=None):
+def _identity(slot, group=None, uid=None, then=None):
     """Popen arguments that put the sandbox in its cgroup `group` and give it its outside uid and hard limits.
 
     As root, bwrap would map the sandbox to root outside, where RLIMIT_NPROC is not enforced; so it
-    runs as a uid of its own (one per slot: sandboxes running at once do not share a process count).
-    As anyone else it runs as us, and RLIMIT_NPROC counts all our processes: the limit is what we
-    have now plus PROCESS_LIMIT. The child enters its group first, while it is still root.
+    runs as a uid of its own (one per slot: sandboxes running at once do not share a process count;
+    `uid`: this one instead). As anyone else it runs as us, and RLIMIT_NPROC counts all our processes:
+    the limit is what we have now plus PROCESS_LIMIT. The child enters its group first, while it is
+    still root; then(), if given, runs last (kvlab.instructor.fallback: its seccomp filter).
     """
     if os.geteuid() == 0:
-        uid, processes = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot, PROCESS_LIMIT
+        uid = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot if uid is None else uid
+        processes = PROCESS_LIMIT
     else:
         uid, processes = None, _my_tasks() + PROCESS_LIMIT
     limits = [(resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
@@ -300,10 +302,12 @@ def _identity(slot, group=None):
             group.enter()
         if uid is not None:
             os.setgroups([])
-            os.setregid(uid, uid)
-            os.setreuid(uid, uid)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
         for limit, value in hard:
             resource.setrlimit(limit, (value, value))
+        if then is not None:
+            then()
     return {"preexec_fn": prepare}
 
 

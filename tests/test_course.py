@@ -247,11 +247,14 @@ def test_three_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path,
     monkeypatch.setenv("KVLAB_TTFT", str(dropped / "ttft.jsonl"))  # ignored with a course: its measurement counts
     monkeypatch.setenv(grade.NO_ISOLATION, "1")
     monkeypatch.setattr(courses, "newest_mtime", lambda folder: datetime.datetime(2026, 12, 1).timestamp())
-    code, out, err = run_cli(["grade", "--course", str(path), "--csv", str(tmp_path / "g.csv"), "--feedback",
-                              str(tmp_path / "fb"), "--report", str(tmp_path / "report"), "--", str(good), str(bad),
-                              str(dropped)], capsys)
+    code, out, err = run_cli(["grade", "--course", str(path), "--csv", str(tmp_path / "g.csv"), "--canvas",
+                              str(tmp_path / "canvas.csv"), "--feedback", str(tmp_path / "fb"), "--report",
+                              str(tmp_path / "report"), "--", str(good), str(bad), str(dropped)], capsys)
     assert code == 1 and courses.load(path).fingerprint in out
     course = courses.load(path)
+    canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
+    assert canvas[0][-1] == "kvlab" and canvas[1][0] == "Points Possible" and [row[2] for row in canvas[2:]] == \
+        ["s1", "s2", ""]  # the roster's two students, then the folder it does not name
     rows = list(csv.reader((tmp_path / "g.csv").open()))
     assert rows[1][:10] == ["s1", "good", *(coursebook.number(course.step_points[n]) for n in range(1, 9))]
     assert rows[1][10:13] == [str(course.max_total)] * 2 + ["0"] and "similar-to-reference" in rows[1][13]

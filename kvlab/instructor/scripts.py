@@ -117,13 +117,13 @@ class Readers:
             self.all.clear()
 
 
-def read_handin(copy, readers=None, seconds=READ_SECONDS):
+def read_handin(copy, readers=None, seconds=None):
     """The Reading of a snapshot: its three scripts (marks and imports), then the modules they import that it
     holds, breadth first, while READ_BYTES and `seconds` last. A file over PARSE_LIMIT bytes, or beyond
     either bound, is not read (listed in `unread`)."""
     own = readers is None
     readers = readers or Readers()
-    ends, left = time.monotonic() + seconds, READ_BYTES
+    ends, left = time.monotonic() + (READ_SECONDS if seconds is None else seconds), READ_BYTES
     imports, marks, unread, todo, seen = {}, {}, [], [name[:-3] for name in SCRIPTS], set()
     try:
         while todo:

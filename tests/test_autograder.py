@@ -95,7 +95,7 @@ def fallback_processes():
         except (OSError, ValueError):
             continue
         uid = int(status["Uid"].split()[0])
-        if uid >= fallback.FIRST_UID and not status["State"].strip().startswith("Z"):
+        if fallback.FIRST_UID <= uid < sandbox.OUTSIDE_UID_BASE and not status["State"].strip().startswith("Z"):
             found.append(entry.name)
     return found
 

@@ -16,9 +16,16 @@ The course file is TOML (read with tomllib, or tomli before Python 3.11):
     measurement = "ttft.jsonl"          # optional: the course's measured file, relative to this file, with
     measurement_sha256 = "…"            # its SHA-256 (`kvlab course init --measurement FILE` writes both)
 
-    [roster]                            # optional: folder name -> student id, or a table with submitted_at
-    alice = "s1001"
+    [roster]                            # optional: folder name -> student id, or a table with submitted_at,
+    alice = "s1001"                     # name, email, login, canvas_id, section
     bob = { id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }
+    [extensions]                        # optional, by student id, with the reason the feedback shows
+    s1002 = { days = 2, reason = "medical certificate" }
+    [overrides]                         # optional, by student id: a total set by hand, with its reason
+    s1003 = { total = 55, reason = "regraded by hand" }
+    [lms]
+    assignment = "KV-cache lab (12345)" # the Canvas and Moodle gradebooks' column
+    similarity_store = "course.similarity.json"   # default: beside the course file; false: none
 
 How a score is made (the README's "For instructors" says the same): see `step_points` and `total`.
 Step 8 compares each hand-in's ttft.jsonl with the course's measurement; without one, it says that
@@ -170,9 +177,23 @@ partial_credit = true
 [points.rules]
 # "lru.fits-exactly" = 2
 
-# Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }}).
+# Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }},
+# with name, email, login, canvas_id, section for the LMS gradebooks: kvlab grade --canvas / --moodle).
 [roster]
 # alice = "s1001"
+
+# Optional, by student id: a due date of one's own, or a total set by hand; the feedback shows the reason.
+[extensions]
+# s1002 = {{ days = 2, reason = "medical certificate" }}
+[overrides]
+# s1003 = {{ total = 55, reason = "step 8 regraded by hand" }}
+
+# The Canvas and Moodle gradebooks' column (Canvas: "Assignment name (id)" as its gradebook export names it).
+[lms]
+# assignment = "KV-cache lab"
+
+# The course's similarity store (each batch's marks, compared with the next): beside this file by default.
+# similarity_store = "course.similarity.json"
 '''
 
 

@@ -44,7 +44,7 @@ MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once (each runs one 
 VOLATILE = {"timeout", "killed", "protocol", "not-run"}  # what a busy or broken machine can cause: never cached
 PREPARED = 8              # sets of Runs kept by a batch (one per measured file seen: the lab's, and students' own)
 ENDS_PROCESS = {"timeout", "flood", "killed", "protocol"}  # raw outcome kinds after which a process runs nothing
-HANDIN_FACTOR = 15        # a hand-in's runs together may take this many times --timeout of wall-clock time (15 s)
+HANDIN_RUNS = 10          # a hand-in's runs together may take as long as this many runs' own deadlines (30 s)
 
 
 @dataclass
@@ -241,8 +241,9 @@ class Batch:
 
     @property
     def handin_seconds(self):
-        """Wall-clock seconds a hand-in's runs may take together (each pass of a course's two)."""
-        return HANDIN_FACTOR * self.options.timeout
+        """Wall-clock seconds a hand-in's runs may take together (each pass of a course's two): HANDIN_RUNS times
+        a run's time and its start-up allowance (a buggy hand-in's endless loops fit, on a busy machine too)."""
+        return HANDIN_RUNS * judge.run_deadline(self.options.timeout)
 
     def judged(self, copy, own):
         """({step: Report} of one run of the student's code, the raw outcome kinds seen, whether the hand-in's

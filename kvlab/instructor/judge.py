@@ -11,11 +11,12 @@ from ..check import labsteps, summaries
 from ..check.labsteps import TITLES, Plan, read_text
 from ..check.probes import file_row
 from ..check.report import Report, Row, Wrong, hold_back, printable
+from ..check import run as _run
 from ..check.run import failed, run_jobs, run_together
 from ..i18n import Msg
 
 __all__ = ["TITLES", "Plan", "read_text", "file_row", "Report", "Row", "Wrong", "hold_back", "printable", "failed",
-           "run_jobs", "run_together", "ARTIFACT_STEP", "SCRIPTS", "PROCESSES", "STEP_SCRIPT", "HIDDEN", "runs",
+           "run_jobs", "run_together", "run_deadline", "ARTIFACT_STEP", "SCRIPTS", "PROCESSES", "STEP_SCRIPT", "HIDDEN", "runs",
            "reports", "steps_of", "artifact_rows", "hold_after_earlier", "measured_judge", "default_points",
            "step_points", "OTHER_ROW"]
 
@@ -25,6 +26,11 @@ STEP_SCRIPT = {number: step.file[:-3] for number, step in lab_table.STEPS.items(
 HIDDEN = {spec.id for step in lab_table.STEPS.values() for spec in step.rules if spec.hidden}  # the hidden rules
 HANDIN = Msg("grade.your-hand-in")   # where a row says a file is missing: never a folder of the grader's
 OTHER_ROW = 1          # the weight of a row that is none of the step's rules (imports, an artifact file, ttft.jsonl)
+
+
+def run_deadline(timeout):
+    """Seconds a process of one job may take before it is stopped: its time and the start-up allowance."""
+    return timeout + _run.STARTUP_ALLOWANCE
 
 
 def runs(plan):

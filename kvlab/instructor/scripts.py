@@ -57,10 +57,11 @@ class Reader:
         """{"imports", "marks"} of one file's bytes; None if the hand-in's time (`ends`, monotonic) ran out."""
         if self.process is None or self.process.poll() is not None:
             self.start()
+        process = self.process  # (Readers.close() may end it from another thread: then this file is not read)
         try:
-            self.process.stdin.write(f"{len(data)} {int(with_marks)}\n".encode() + data)
-            self.process.stdin.flush()
-            answer = self._line(ends)
+            process.stdin.write(f"{len(data)} {int(with_marks)}\n".encode() + data)
+            process.stdin.flush()
+            answer = self._line(process.stdout, ends)
         except (OSError, ValueError):
             answer = None
         if answer is None:
@@ -72,8 +73,9 @@ class Reader:
             self.close()
             return None
 
-    def _line(self, ends):
-        stdout, line = self.process.stdout, b""
+    @staticmethod
+    def _line(stdout, ends):
+        line = b""
         while not line.endswith(b"\n"):
             left = ends - time.monotonic()
             if left <= 0 or not select.select([stdout], [], [], left)[0]:
@@ -85,15 +87,15 @@ class Reader:
         return line
 
     def close(self):
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            for pipe in (self.process.stdin, self.process.stdout):
+        process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            for pipe in (process.stdin, process.stdout):
                 try:
                     pipe.close()
                 except OSError:
                     pass
-            self.process = None
 
 
 class Readers:

@@ -180,7 +180,7 @@ def test_a_note_of_five_steps_is_said_once_naming_them(tmp_path):
 def test_7_reading_a_hand_in_is_bounded_in_bytes_and_reads_only_what_the_scripts_import(tmp_path):
     (tmp_path / "kvsim.py").write_text("".join(f"import m{number}\n" for number in range(40)))
     for number in range(40):
-        (tmp_path / f"m{number}.py").write_text("a<b\n" * 49_000)  # 196 KB each: seconds of parsing each
+        (tmp_path / f"m{number}.py").write_text(f"# {number}\n" + "a<b\n" * 49_000)  # 196 KB: seconds of parsing
     (tmp_path / "unused.py").write_text("x = 1\n")
     sent = []
     ask = scripts.Reader.ask

@@ -19,6 +19,8 @@ from .judge import SCRIPTS
 SIMILAR = 0.8          # a pair of scripts is flagged from this score on
 MIN_SHARED = 10        # marks two scripts must share before they count as similar at all
 MOST_NAMED = 5         # other hand-ins named in a flag (the most similar first)
+COMMON_FLOOR = 20      # a mark that more hand-ins than this (and than COMMON_SHARE of them) have is everyone's
+COMMON_SHARE = 0.1
 STORE_VERSION = 1
 MOST_STORED = 20_000   # hand-ins a course's store keeps (its oldest go first)
 
@@ -79,27 +81,50 @@ def mark(grades, stored=None, key=None):
     """Flag every graded hand-in whose scripts are like another's: "similar-hand-ins" names the others (the
     most similar first, with their scores), those of this batch by folder, the store's as "NAME (earlier)".
     `stored`: {name: marks} of the course's earlier hand-ins; `key(grade)`: a grade's name in the store (a
-    stored hand-in of the same name is that student's own earlier one: not compared)."""
-    mine = [(grade, own(grade.marks)) for grade in grades if grade.marks]
-    earlier = {name: own(marks) for name, marks in (stored or {}).items()}
-    names = {id(grade): key(grade) if key else "" for grade, _ in mine}
-    for grade, marks in mine:
+    stored hand-in of the same name is that student's own earlier one: not compared).
+
+    As MOSS does, a mark that more than common() of the hand-ins have is everyone's (a stub, an idiom, a
+    reference they all copied: similar-to-reference says that) and left out, like the stubs: so each
+    hand-in is compared only with those it shares rare marks with (an index of marks, not every pair)."""
+    names = [key(grade) if key else "" for grade in grades]
+    batch = set(names)
+    docs = [(grade, Path(grade.folder).name or grade.folder, own(grade.marks)) for grade in grades if grade.marks]
+    docs += [(None, f"{name} (earlier)", own(marks)) for name, marks in (stored or {}).items() if name not in batch]
+    limit = common(len(docs))
+    rare = []
+    for script in SCRIPTS:
+        index = {}
+        for number, (_, _, marks) in enumerate(docs):
+            for value in marks.get(script, ()):
+                index.setdefault(value, []).append(number)
+        rare.append({value: holders for value, holders in index.items() if len(holders) <= limit})
+    kept = [{script: frozenset(value for value in marks.get(script, ()) if value in rare[place])
+             for place, script in enumerate(SCRIPTS) if script in marks} for _, _, marks in docs]
+    for number, (grade, _, _) in enumerate(docs):
+        if grade is None:
+            continue
+        shared = {}
+        for place, script in enumerate(SCRIPTS):
+            for value in kept[number].get(script, ()):
+                for other in rare[place][value]:
+                    if other != number:
+                        shared[other] = shared.get(other, 0) + 1
         found = []
-        for other, theirs in mine:
-            if other is not grade and other.folder != grade.folder:
-                similar = scores(marks, theirs)
-                if similar:
-                    found.append((closeness(marks, theirs, similar), Path(other.folder).name or other.folder, similar))
-        batch = {names[id(other)] for other, _ in mine}
-        for name, theirs in earlier.items():
-            if name not in batch:  # the same student's earlier hand-in, or one graded in this batch again
-                similar = scores(marks, theirs)
-                if similar:
-                    found.append((closeness(marks, theirs, similar), f"{name} (earlier)", similar))
+        for other, count in shared.items():
+            if count < MIN_SHARED or (docs[other][0] is not None and docs[other][0].folder == grade.folder):
+                continue
+            similar = scores(kept[number], kept[other])
+            if similar:
+                found.append((closeness(kept[number], kept[other], similar), docs[other][1], similar))
         found.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
         if found:
             grade.flags["similar-hand-ins"] = "; ".join(f"{name} ({shown(similar)})"
                                                         for _, name, similar in found[:MOST_NAMED])
+
+
+def common(documents):
+    """How many hand-ins may have a mark before it counts as everyone's."""
+    return max(COMMON_FLOOR, int(COMMON_SHARE * documents))
 
 
 def load_store(path, course):

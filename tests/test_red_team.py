@@ -345,8 +345,8 @@ def test_7_a_hand_in_that_ignores_its_signals_and_sleeps_holds_a_worker_only_its
 def test_feedback_is_byte_identical_run_after_run_names_no_grader_path_and_names_numpy(reference, tmp_path,
                                                                                        monkeypatch):
     course = courses.practice()  # the same in a course: a course's grading runs the code twice (slower)
-    folders = [copy_of(reference, tmp_path / "numpy", {"kvsim.py": "import numpy as np\n" + KVSIM}),
-               copy_of(reference, tmp_path / "partial", {"cliff.json": None, "ttft.jsonl": None})]
+    folders = [copy_of(reference, tmp_path / "numpy", {"kvsim.py": "import numpy as np\n" + KVSIM,
+                                                       "cliff.json": None, "ttft.jsonl": None})]
     made = []
     for _ in range(2):  # two batches: two scratch folders, two sets of run folders
         grades, _ = batch.grade_all(folders, 7, isolation=False)

@@ -356,3 +356,21 @@ def test_feedback_is_byte_identical_run_after_run_names_no_grader_path_and_names
     assert "/dev/shm" not in text and str(tmp_path) not in text and "kvlab-grade" not in text
     numpy = made[0]["numpy.md"].decode()
     assert "kvsim.py imports numpy, which the lab does not allow" in numpy
+
+
+# --- 1 (the rest is tests/test_autograder.py's): where the fallback cannot hold, no grading ----------------------
+
+def test_1_where_neither_bubblewrap_nor_the_fallback_holds_the_autograder_refuses_and_writes_nothing(tmp_path,
+                                                                                                  monkeypatch, capsys):
+    from kvlab.instructor import fallback
+    source = tmp_path / "source"
+    source.mkdir(mode=0o755)
+    source.chmod(0o755)  # setup.sh did not make it private
+    assert fallback.available([source]) == (False, f"{source} is open to other users (mode 755): setup.sh makes "
+                                                   "it private") or os.geteuid() != 0
+    for name, data in autograder.bundle_files(course_file(tmp_path / "c.toml").store.parent / "c.toml").items():
+        (source / name).write_bytes(data)
+    monkeypatch.setattr(sandbox, "available", lambda: (False, "no namespaces here"))
+    results = tmp_path / "results" / "results.json"
+    assert autograder.main([str(source), str(tmp_path), str(results)]) == 2 and not results.exists()
+    assert capsys.readouterr().err.startswith("kvlab autograder: error: not grading here: bubblewrap cannot make")

@@ -63,3 +63,10 @@ def copy_scripts(source, folder):
     for name in lab.SCRIPTS:
         shutil.copy(Path(source) / name, folder / name)
     return folder
+
+
+def planted_text(name, index=0):
+    """(file name, text) of the reference script with the planted mistake `name` (its `index`th plant)."""
+    from kvlab.instructor.reference import planted_source
+    plant = [one for _, known, _, one in plants.plants() if known == name][index]
+    return plant.file, planted_source(plant, (KVLAB / plant.file).read_text())

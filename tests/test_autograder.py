@@ -173,7 +173,8 @@ def test_setup_and_run_autograder_grade_as_gradescope_would(reference, tmp_path)
     assert full["score"] == loaded.max_total and "layout-one-down: handin" in full["output"]
     assert "bubblewrap sandbox" in full["output"]
     assert "similar-to-reference: kvsim.py 1.00" in full["tests"][8]["output"]  # for the course staff: hidden
-    buggy = graded({**correct, "kvsim.py": (ROOT / "tests" / "buggy" / "lru_fifo.py").read_bytes()})
+    from planted import planted_text
+    buggy = graded({**correct, "kvsim.py": planted_text("fifo")[1].encode()})
     assert 0 < buggy["score"] < loaded.max_total and buggy["tests"][0]["score"] < buggy["tests"][0]["max_score"]
     assert buggy["tests"][0]["output"] and "Rule:" not in buggy["tests"][2]["output"]  # only fair scoring's note
     assert graded({})["score"] == 0
@@ -192,7 +193,7 @@ def test_setup_and_run_autograder_grade_as_gradescope_would(reference, tmp_path)
         listener.close()
     assert "unprivileged" in attack["output"] and attack["tests"][0]["score"] == 0
     assert attack["score"] < loaded.max_total and attack["score"] != 999  # the grader's results, not the forged ones
-    assert "net PermissionError, course file PermissionError" in attack["tests"][0]["output"] and not connected
+    assert "net PermissionError, course file PermissionError" in attack["tests"][0]["output"] and not connected, attack["tests"][0]["output"]
     seen = [json.loads(path.read_text()) for path in loot.glob("daemon-*.json")]
     assert seen, "the daemon never ran"
     reference = (ROOT / "kvlab" / "kvsim.py").read_text()

@@ -30,12 +30,12 @@ def course_file(path, extra="", secret=SECRET):
 
 def rows_of(step, failing=()):
     """The rows of a step's rules, the ones in `failing` ✗ (a hidden rule's row has no `seen`, as graded)."""
-    from kvlab import steps
+    from kvlab import lab as steps
     made = []
     for spec in steps.STEPS[step].rules:
         ok = spec.id not in failing
-        made.append(Row(Msg("rule.artifact", file=spec.id), ok,
-                        "" if ok else "fifo", None if ok or spec.hidden else Msg("seen.refused", files="x"),
+        made.append(Row(Msg("rule.written", file=spec.id), ok,
+                        "" if ok else "fifo", None if ok else Msg("seen.refused", files="x"),
                         rule_id=spec.id))
     return made
 
@@ -99,16 +99,16 @@ def test_a_bad_course_file_is_one_line_and_status_2(tmp_path, capsys, monkeypatc
 
 def test_partial_credit_per_rule_and_the_late_penalty_compute_as_documented(tmp_path):
     path = course_file(tmp_path / "c.toml", 'due = 2026-12-15T23:59:00+00:00\nlate_penalty_per_day = 0.1\n'
-                       'max_late_days = 3\n[points.steps]\n"8" = 4\n[points.rules]\n"lru.fits-exactly" = 3\n'
+                       'max_late_days = 3\n[points.steps]\n"8" = 4\n[points.rules]\n"lru.fresh" = 3\n'
                        '[roster]\nlate = { id = "s2", submitted_at = 2026-12-17T00:30:00+00:00 }\n'
                        'later = { id = "s3", submitted_at = 2026-12-19T00:30:00+00:00 }\nontime = "s1"\n')
     course = courses.load(path)
-    lru = len(courses.lab_table.STEPS[1].rules)  # each rule 1 point, lru.fits-exactly 3: the step is worth lru + 2
+    lru = courses.lab_table.STEPS[1].points  # its rules' points; lru.fresh weighs 3 instead of 1
     assert course.step_points[1] == lru + 2 and course.step_points[8] == 4
-    failing = ("lru.fits-exactly", "summary.odd")
+    failing = ("lru.fresh", "summary.n")
     report = fake_grade("x", failing=failing).steps
     assert courses.step_points(course, 1, report[1]) == round((lru + 2) * (lru - 1) / (lru + 2), 2)
-    rules8 = len(courses.lab_table.STEPS[8].rules)
+    rules8 = courses.lab_table.STEPS[8].points  # summary.n weighs 1 of them
     assert courses.step_points(course, 8, report[8]) == round(4 * (rules8 - 1) / rules8, 2)
     (tmp_path / "ontime").mkdir()
     (tmp_path / "ontime" / "kvsim.py").write_text("")
@@ -130,7 +130,7 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
 
     def grade_copy(self, folder, copy, found):
         seeds.append(self.options.seed)
-        return fake_grade(folder, self.options.seed, failing=("lru.fits-exactly", "lru.hidden-random"))
+        return fake_grade(folder, self.options.seed, failing=("lru.fresh", "lru.keys"))
     monkeypatch.setattr(batch.Batch, "grade_copy", grade_copy)
     outputs = []
     for machine in ("one", "two"):
@@ -153,12 +153,12 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
     assert json.loads(out)["course"] == courses.load(path).fingerprint
     other = courses.load(course_file(tmp_path / "d.toml", secret="cd" * 32))
     assert other.seed != seeds[0] and other.fingerprint != courses.load(path).fingerprint
-    draws = {seed: courses.lab_table.rng_for(seed, 1, "lru.hidden-random").random() for seed in (seeds[0], other.seed)}
+    draws = {seed: courses.lab_table.rng_for(seed, 1, "hidden").random() for seed in (seeds[0], other.seed)}
     assert len(set(draws.values())) == 2  # another secret, other hidden cases
     rows = list(csv.reader(io_text(files[Path("g.csv")])))
     assert rows[0] == gradebook.COURSE_HEADER and [row[:2] for row in rows[1:]] == [["s1001", "alice"], ["", "bob"]]
     feedback = files[Path("feedback/s1001.html")].decode()  # the Markdown escapes move_to_end's underscores
-    assert t("hint.fifo") in feedback and str(Msg("rule.artifact", file="lru.hidden-random")) in feedback
+    assert t("hint.fifo") in feedback and "lru.keys" in feedback
 
 
 def io_text(data):

@@ -23,13 +23,13 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import summary_of
-from kvlab import cli, handin, paths, summarize
-from kvlab.check import labsteps
+from kvlab import cli, handin, lab, paths, summarize
+from kvlab.check import conversation, engine, labsteps
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, batch, grade, gradebook, judge, layout, sandbox
 from kvlab.instructor import measured as step8
-from kvlab.instructor.oracle import Reference as Live
+from kvlab.instructor.reference import Reference as Live
 
 KVLAB = Path(grade.__file__).resolve().parent.parent
 AVAILABLE, WHY = sandbox.available()
@@ -183,11 +183,11 @@ ESCAPE = textwrap.dedent("""
     import json, os, resource, socket, sys, time
     STATUS = "escape-status.json"
 
-    def attempt(action):
+    def attempt(action):  # what happened, short: a report shows the first 160 characters of a message
         try:
             return action() or "done"
         except BaseException as error:
-            return type(error).__name__
+            return "".join(char for char in type(error).__name__ if char.isupper())
 
     def write(path):
         with open(path, "a") as handle:
@@ -240,12 +240,13 @@ ESCAPE = textwrap.dedent("""
 
     if not os.path.exists(STATUS):  # once per process
         status = {{label: attempt(lambda path=path: write(path)) for label, path in {targets!r}.items()}}
-        status.update(net=attempt(connect), daemon=attempt(daemon), secret=secrets(), big=big(),
+        status.update(net=attempt(connect), daemon=attempt(daemon), secret=len(secrets()), big=big(),
                       limit=attempt(lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (-1, -1))))
         with open(STATUS, "w") as handle:
             json.dump(status, handle)
     with open(STATUS) as handle:
-        raise RuntimeError("escape " + handle.read())
+        status = json.load(handle)
+    raise RuntimeError("escape " + " ".join(f"{{label}}={{value}}" for label, value in status.items()))
 """)
 
 
@@ -350,16 +351,17 @@ class TestHostileHandIns:
         assert hostile.grades["big-extra"].score == 8, str(hostile.grades["big-extra"])
 
     def test_a_public_run_never_holds_a_hidden_case_it_could_print(self, hostile):
-        plan = labsteps.Plan(execute=None, oracle=None, seed=0, lab_lines=[])
-        public, secret = (len(labsteps.script_run(plan).part(hidden)[0]) for hidden in (False, True))
-        said = set(re.findall(r"peeks (\d+) jobs", str(hostile.grades["peeks"])))
-        assert said == {str(public)} and secret  # its own list, the public rules' jobs: never a hidden one
+        step = lab.STEPS[2]
+        public, secret = (len(engine._jobs(step, engine.family(step, 0, hidden, {}))[0]) for hidden in (False, True))
+        said = {int(count) for count in re.findall(r"peeks (\d+) jobs", str(hostile.grades["peeks"]))}
+        assert said and secret and all(count <= public for count in said)  # public jobs only: never a hidden one
 
     def test_a_hidden_cases_exception_message_never_reaches_a_report(self, hostile):
         leaky = hostile.grades["leaky"]
-        hidden = [row for report in leaky.steps.values() for row in report.rows if "hidden" in row.rule_id]
-        assert hidden and all(row.seen is None for row in hidden)
-        assert all("leak-" not in str(row.hint) for row in hidden)
+        assert [number for number, report in leaky.steps.items() if not report.passed] == [1]
+        hidden = [row for row in leaky.steps[1].rows if not row.ok]
+        assert str(hidden[0].hint).endswith(str(Msg("seen.case-hidden")))  # it fails where nothing is shown
+        assert "leak-" not in "".join(str(row.hint) for row in hidden)
         assert "seed" not in hostile.output
 
     def test_a_measurement_not_compared_with_the_courses_says_so(self, hostile):
@@ -380,14 +382,16 @@ class TestHostileHandIns:
 
     def test_a_forged_result_stream_is_judged_as_data_and_fails(self, hostile):
         forged = hostile.grades["forge-pipe"]
-        assert len(forged.steps[1].rows) > 1  # the forged "ok" lines were read as outcomes ...
-        assert any(row.ok for row in forged.steps[1].rows)  # ... some even agree with the rules ...
-        assert forged.steps[1].misconceptions  # ... but the hidden and narrated ones do not
+        assert forged.steps[1].misconceptions == ["protocol"]  # the forged lines were read as data, and refused
         assert forged.steps[8].passed  # summarize.py does not import kvsim: its process was not forged
 
     def test_a_json_py_and_compiled_modules_do_not_reach_the_driver(self, hostile):
-        assert hostile.grades["forge-json"].flags["shadows-stdlib"] == "json.py"
-        assert all(not report.passed for report in hostile.grades["forge-json"].steps.values())
+        forged = hostile.grades["forge-json"]
+        assert forged.flags["shadows-stdlib"] == "json.py"
+        assert {number: report.passed for number, report in forged.steps.items()} == {
+            number: number in (3, 4, 7) for number in lab.NUMBERS}  # every script fails; its saved files hold
+        assert all(report.misconceptions == ["shadows-stdlib"] for number, report in forged.steps.items()
+                   if number in (1, 2, 5, 8))
         so = hostile.grades["forge-so"]
         assert so.flags["compiled"] == f"__pycache__, {EXTENSION}"
         assert "import-failed" not in so.steps[1].misconceptions  # the .so was never loaded: kvsim.py was
@@ -395,7 +399,8 @@ class TestHostileHandIns:
 
     def test_importing_or_copying_the_reference_fails(self, hostile):
         result = hostile.grades["imports-reference"]
-        assert result.score == 0, str(result)
+        # every step of code fails; baseline.json, a saved file alone, is what the lab's command makes
+        assert [number for number, report in result.steps.items() if report.passed] == [3], str(result)
         assert result.steps[1].misconceptions == ["not-allowed-import"]  # kvlab is no module of the lab's
         assert "ModuleNotFoundError" in str(first_failure(result, 1).hint) and "kvlab" in str(first_failure(result, 1).hint)
         assert "FileNotFoundError" in str(first_failure(result, 8).hint)
@@ -403,13 +408,14 @@ class TestHostileHandIns:
     def test_escapes_fail_inside_and_change_nothing_outside(self, hostile):
         escape = hostile.grades["escape"]
         assert [number for number, report in escape.steps.items() if not report.passed] == [8]
-        status = json.loads(str(first_failure(escape, 8).hint).split("escape ", 1)[1].split(" (at summarize.py")[0])
+        said = re.search(r"escape ((?:\w+=\w+ ?)+)", str(first_failure(escape, 8).hint)).group(1)
+        status = dict(part.split("=") for part in said.split())
         assert status["tmp"] == "done"  # its private /tmp
-        assert all(status[label] in ("FileNotFoundError", "PermissionError", "OSError")
+        assert all(status[label] in ("FNFE", "PE", "OSE")  # FileNotFoundError, PermissionError, OSError
                    for label in ("sibling", "home", "judge", "package", "own")), status
-        assert status["net"] == "ConnectionRefusedError" and status["daemon"] == "running"
-        assert status["secret"] == [] and status["limit"] == "ValueError"
-        assert status["big"] <= sandbox.FILE_SIZE_LIMIT
+        assert status["net"] == "CRE" and status["daemon"] == "running"  # ConnectionRefusedError
+        assert status["secret"] == "0" and status["limit"] == "VE"  # ValueError
+        assert int(status["big"]) <= sandbox.FILE_SIZE_LIMIT
         assert hostile.changed == [] and not hostile.package_changed and hostile.escaped == []
         assert not hostile.connected
         assert hostile.living == []
@@ -498,9 +504,10 @@ def broken(reference, tmp_path_factory):
     return {folder.name: result for folder, result in zip(folders, grades)}, grades
 
 
-# A kvsim.py that fails costs steps 1 and 5 only: scenario.py is graded on the reference kvsim.py (fair scoring).
-SCORES = {"endless": 3, "bom": 8, "truncated": 7, "huge": 6, "deep": 6, "moving": 7, "symlinks": 5, "many-files": 8,
-          "json-helper": 2, "escape-codes": 7, "attribute-error": 6, "own-timeout": 6, "correct-a": 8, "correct-b": 8}
+# A kvsim.py that fails costs its own steps only: scenario.py is graded on the reference kvsim.py, and a saved
+# file holds if it is what the student's command makes on it (fair scoring); json.py costs every script's steps.
+SCORES = {"endless": 4, "bom": 8, "truncated": 7, "huge": 6, "deep": 6, "moving": 7, "symlinks": 5, "many-files": 8,
+          "json-helper": 5, "escape-codes": 7, "attribute-error": 7, "own-timeout": 7, "correct-a": 8, "correct-b": 8}
 
 
 @needs_bwrap
@@ -515,16 +522,15 @@ class TestBrokenInputs:
     def test_the_measured_file_with_a_bom_is_read_and_a_cut_one_is_named(self, broken):
         by_name, _ = broken
         cut = first_failure(by_name["truncated"], 8)
-        assert cut.rule == step8.TTFT_RULE and cut.misconception == "ttft-changed"
-        assert "cut off" in str(cut.hint) and "checked against" in str(cut.hint)
+        assert cut.rule_id == "ttft.file" and cut.misconception == "ttft-changed"
+        assert "Line 60 of your ttft.jsonl" in str(cut.hint)  # the line cut off, beside the measured file's
         assert by_name["truncated"].steps[8].misconceptions == ["ttft-changed"]
 
     def test_huge_numbers_and_deep_nesting_are_not_json(self, broken):
         by_name, _ = broken
         assert by_name["huge"].steps[4].misconceptions == ["not-json"]
-        unread = first_failure(by_name["huge"], 8)  # its ttft.jsonl cannot be read either
-        # Python's own words for a 5,000-digit integer differ by version ("4300 digits" from 3.11): not asserted
-        assert unread.rule == step8.TTFT_RULE and "cannot be read" in str(unread.hint) and "not valid JSON" in str(unread.hint)
+        unread = first_failure(by_name["huge"], 8)  # its ttft.jsonl is not the measured file either
+        assert unread.rule_id == "ttft.file" and "Line 1 of your ttft.jsonl" in str(unread.hint)
         assert by_name["deep"].steps[3].misconceptions == ["not-json"]
         assert by_name["deep"].steps[8].misconceptions == ["not-json"]
 
@@ -538,7 +544,8 @@ class TestBrokenInputs:
         by_name, _ = broken
         links = by_name["symlinks"]
         assert links.flags["symlinks"] == "kvsim.py, measured.json"
-        for step in (1, 8):  # step 2 ran on the reference kvsim.py (fair scoring): it passes
+        assert [number for number, report in links.steps.items() if not report.passed] == [1, 5, 8]
+        for step in (1, 8):  # scenario.py ran on the reference kvsim.py (fair scoring): its steps pass
             row = next(row for row in links.steps[step].failures if row.misconception)
             assert "symbolic link" in str(row.hint) and row.misconception == "missing-file", (step, row)
 
@@ -550,8 +557,10 @@ class TestBrokenInputs:
         by_name, _ = broken
         helper = by_name["json-helper"]
         assert helper.flags["shadows-stdlib"] == "json.py"
-        assert [number for number, report in helper.steps.items() if report.passed] == [1, 5]
-        for number in (2, 3, 4, 6, 7, 8):
+        # scenario.py's run() and summarize.py stop on it; its saved files hold (the lab's command stands in) and
+        # the sweep functions never call json
+        assert [number for number, report in helper.steps.items() if report.passed] == [1, 3, 4, 5, 7]
+        for number in (2, 6, 8):
             assert helper.steps[number].misconceptions == ["shadows-stdlib"], number
         row = first_failure(helper, 2)
         assert "json.py" in str(row.hint) and "has no attribute 'dumps'" in str(row.hint) and "in time" not in str(row.hint)
@@ -570,7 +579,9 @@ class TestBrokenInputs:
         assert "timeout" not in own.misconceptions and "TimeoutError" in str(own.failures[0].hint)
         endless = by_name["endless"]
         assert endless.steps[2].misconceptions == ["timeout"]
-        assert endless.steps[3].misconceptions == []  # held back: it runs on step 2, which timed out  # the process stopped at the first endless run
+        assert "did not finish in time" in str(endless.steps[2].failures[0].hint)  # the case that ran, not one after it
+        assert endless.steps[3].passed  # baseline.json is what the lab's command makes: step 2's loop is paid there
+        assert "over-time" not in endless.flags  # one time limit per step that loops: no shrinking, no hidden cases
 
     def test_similar_hand_ins_are_flagged_with_their_scores(self, broken):
         by_name, _ = broken
@@ -586,7 +597,7 @@ class TestBrokenInputs:
         assert rows[0] == ["folder", *(f"step{number}" for number in range(1, 9)), "score", "max", "flags"]
         assert [row[9] for row in rows[1:]] == [str(score) for score in SCORES.values()]
         endless = rows[1 + list(SCORES).index("endless")]
-        assert endless[1:9] == ["pass", "fail", "fail", "fail", "pass", "fail", "fail", "pass"] and endless[10] == "8"
+        assert endless[1:9] == ["pass", "fail", "pass", "fail", "pass", "fail", "fail", "pass"] and endless[10] == "8"
 
 
 # --- in this process: the measured file, the cache, Ctrl-C, the command ---------------------------------
@@ -596,53 +607,49 @@ def summary_text(lines):
 
 
 class TestMeasuredFile:
-    """Step 8 names the file that is wrong: ttft.jsonl, or measured.json (issue 8, point 6)."""
+    """Step 8 names the file that is wrong: ttft.jsonl, or measured.json (judged here in this process)."""
 
     @pytest.fixture
-    def lab(self, reference):
-        lines = [line for line in reference["ttft.jsonl"].decode().splitlines() if line.strip()]
-        return step8.Measurement(Path("/course/ttft.jsonl"), lines, [summarize.parse_line(line) for line in lines
-                                                                    if line.strip()], True)
+    def lab_lines(self, reference):
+        return [line for line in reference["ttft.jsonl"].decode().splitlines() if line.strip()]
 
-    def rows(self, folder, lab, ttft_lines, measured):
-        if ttft_lines is not None:
-            (folder / "ttft.jsonl").write_text("\n".join(ttft_lines) + "\n")
-        (folder / "measured.json").write_text(measured)
-        own, misconception, problem = step8.own_measurement(folder, {})
-        return step8.measured_rows(folder, own, (misconception, problem), lab, Live(), {})
+    @staticmethod
+    def failing(lab_lines, ttft_lines, measured):
+        """{rule id: its hint} of step 8's failing rules for a folder's ttft.jsonl and measured.json."""
+        from kvlab.instructor.reference import handin_modules, run_here
+        modules = handin_modules(None)
+        texts = {name: None for name in lab.NAMES} | {
+            "ttft.jsonl": None if ttft_lines is None else "\n".join(ttft_lines) + "\n", "measured.json": measured,
+            "$lab": "\n".join(lab_lines) + "\n"}
+        generator = engine.judge([lab.STEPS[8]], Live(), artifacts=texts, owner=lab.owner)
+        result = conversation.here(generator, lambda jobs: run_here(jobs, modules))[8]
+        report = labsteps.report_of(lab.STEPS[8], result)
+        return {row.rule_id: (row.misconception, str(row.hint)) for row in report.rows if not row.ok}
 
-    def test_a_changed_ttft_jsonl_is_named_not_the_summary(self, tmp_path, lab):
-        changed = [line.replace('"ttft_ms": ', '"ttft_ms": 1', 1) for line in lab.lines]
-        [row, ttft] = self.rows(tmp_path, lab, changed, summary_text(lab.lines))
-        assert (row.ok, row.misconception) == (False, "ttft-changed")
-        assert "ttft.jsonl was changed" in str(row.hint) and ttft.misconception == "ttft-changed"
+    def test_a_changed_ttft_jsonl_is_named_not_the_summary(self, lab_lines):
+        changed = [line.replace('"ttft_ms": ', '"ttft_ms": 1', 1) for line in lab_lines]
+        failing = self.failing(lab_lines, changed, summary_text(lab_lines))
+        assert list(failing) == ["ttft.file"] and failing["ttft.file"][0] == "ttft-changed"
+        assert "Line 1 of your ttft.jsonl" in failing["ttft.file"][1]
 
-    def test_a_summary_of_neither_file_is_the_summarys_fault(self, tmp_path, lab):
-        document = json.loads(summary_text(lab.lines))
+    def test_a_summary_of_neither_file_is_the_summarys_fault(self, lab_lines):
+        document = json.loads(summary_text(lab_lines))
         document["baseline"][next(iter(document["baseline"]))]["mean_ms"] += 5
-        [row] = self.rows(tmp_path, lab, lab.lines, json.dumps(document))
-        assert row.misconception == "wrong-stat"
+        failing = self.failing(lab_lines, lab_lines, json.dumps(document))
+        assert list(failing) == ["measured.file"] and failing["measured.file"][0] == "file-not-made"
 
-    def test_a_summary_of_the_own_changed_file_passes_and_the_copy_is_named(self, tmp_path, lab):
-        changed = lab.lines[:-3]
-        [row, ttft] = self.rows(tmp_path, lab, changed, summary_text(changed))
-        assert row.ok and not ttft.ok and "differ" in str(ttft.hint)
+    def test_a_summary_of_the_own_changed_file_passes_and_the_copy_is_named(self, lab_lines):
+        changed = lab_lines[:-3]
+        assert list(self.failing(lab_lines, changed, summary_text(changed))) == ["ttft.file"]
 
-    def test_against_a_stand_in_the_summary_of_another_file_is_named(self, tmp_path, lab):
-        stand_in = lab._replace(real=False)
-        [row] = self.rows(tmp_path, stand_in, lab.lines[:-3], summary_text(lab.lines))
-        assert row.misconception == "measured-other-file"
-
-    def test_without_ttft_jsonl_the_fallback_is_said_first(self, tmp_path, lab):
-        [ttft, row] = self.rows(tmp_path, lab, None, summary_text(lab.lines))
-        assert (ttft.ok, ttft.misconception, row.ok) == (False, "missing-file", True)
-        assert "this folder has no ttft.jsonl: measured.json and summarize.py were checked against the lab's ttft.jsonl" \
-            in str(ttft.hint) and "/course" not in str(ttft.hint)  # no path of the grader's machine
+    def test_without_ttft_jsonl_the_summary_of_the_measured_file_holds(self, lab_lines):
+        failing = self.failing(lab_lines, None, summary_text(lab_lines))
+        assert list(failing) == ["ttft.file"] and failing["ttft.file"][0] == "missing-artifact"
 
 
 def fake(folder):
     """A grade that costs nothing to make."""
-    report = judge.Report(Msg("step.1.title"), [Row(Msg("rule.lru.counts"), True)])
+    report = judge.Report(Msg("step.1.title"), [Row(Msg("rule.lru.counters"), True)])
     return batch.Grade(str(folder), batch.seed_fingerprint(0), {number: report for number in range(1, 9)})
 
 
@@ -827,13 +834,12 @@ def test_the_gradebook_is_written_as_folders_finish_and_whole_at_the_end(tmp_pat
     assert not (tmp_path / "grades.csv.partial").exists()
 
 
-def test_a_forged_missing_file_line_is_a_protocol_error(tmp_path, monkeypatch):
+def test_a_forged_missing_file_line_is_a_protocol_error(tmp_path):
     (tmp_path / "kvsim.py").write_text("x = 1\n")
-    monkeypatch.setattr(judge, "run_jobs", lambda *args, **kwargs: [{"kind": "missing"}])
-    kinds = set()
-    execute = batch.Batch(batch.Options(isolation=False)).executor(tmp_path, None, kinds)
-    assert execute([{"kind": "ops", "module": "kvsim", "ops": []}], {}) == [{"kind": "protocol"}]
-    assert kinds == {"protocol"}
+    jobs = [{"kind": "ops", "module": "kvsim", "ops": []}, {"kind": "script", "script": "scenario.py", "argv": []}]
+    outcomes = [{"kind": "missing"}, {"kind": "missing"}]
+    assert [outcome["kind"] for outcome in conversation.verified(outcomes, jobs, tmp_path)] == ["protocol", "missing"]
+    assert conversation.verified(outcomes, jobs, tmp_path, {"scenario.py": ""})[1]["kind"] == "protocol"  # staged
 
 
 def test_the_grader_splits_ttft_jsonl_as_the_labs_reader_does(tmp_path):
@@ -843,22 +849,22 @@ def test_the_grader_splits_ttft_jsonl_as_the_labs_reader_does(tmp_path):
 
 
 class TestFairScoring:
-    """One kvsim.py bug costs only steps 1 and 5: scenario.py is graded again on the reference kvsim.py."""
+    """One LRUCache bug costs only step 1: TwoTierCache and scenario.py are graded again beside the reference's."""
 
-    def test_a_one_bug_kvsim_loses_only_steps_1_and_5(self, reference, tmp_path):
-        from planted import BY_NAME, planted_text
-        folder = build(tmp_path, "fifo", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"])})
+    def test_a_one_bug_lru_cache_loses_only_step_1(self, reference, tmp_path):
+        from planted import planted_text
+        folder = build(tmp_path, "fifo", reference, {"kvsim.py": planted_text("fifo")[1]})
         result = batch.Batch(batch.Options(seed=3, isolation=False)).grade(folder)
-        assert [number for number, report in result.steps.items() if not report.passed] == [1, 5], str(result)
-        assert result.steps[2].note.id == "grade.on-reference-kvsim"
+        assert [number for number, report in result.steps.items() if not report.passed] == [1], str(result)
+        assert result.steps[2].note.id == "grade.on-reference" and result.steps[5].note.id == "grade.on-reference"
 
     def test_a_scenario_that_prints_the_reference_beside_it_shows_nothing_of_it(self, reference, tmp_path):
-        from planted import BY_NAME, planted_text
+        from planted import planted_text
         leak = ("    args = parser.parse_args(argv)\n",
                 "    args = parser.parse_args(argv)\n    import os\n    here = os.path.dirname(os.path.abspath(__file__))\n"
                 "    print(open(os.path.join(here, 'kvsim.py')).read())\n    raise SystemExit(open(os.path.join(here, "
                 "'kvsim.py')).read()[-400:])\n")
-        folder = build(tmp_path, "leak", reference, {"kvsim.py": planted_text(BY_NAME["lru_fifo"]),
+        folder = build(tmp_path, "leak", reference, {"kvsim.py": planted_text("fifo")[1],
                                                      "scenario.py": lambda text: text.replace(*leak)})
         result = batch.Batch(batch.Options(seed=3, isolation=False)).grade(folder)
         text = outputs([result])

@@ -6,6 +6,8 @@ Request to the same process once the last one is reported. When the process stop
 flood, a kill), the Request it was on gets its outcomes as they are, and the next Request goes to a new
 process. Nothing the student's code does makes this raise.
 """
+from pathlib import Path
+
 from . import run
 
 
@@ -17,7 +19,8 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
     `kinds`, a set, gets the kind of every outcome (a timeout may be the machine's: the grade is not cached);
     `late()`, if given, is asked before each process starts: True answers its jobs "timeout" without one.
     """
-    def noted(outcomes):
+    def noted(outcomes, jobs):
+        outcomes = verified(outcomes, jobs, folder, files)
         if kinds is not None:
             kinds.update(outcome.get("kind") for outcome in outcomes)
         return outcomes
@@ -40,7 +43,7 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
             outcomes = [outcome if outcome is not None else run.failed(job, "protocol")
                         for outcome, job in zip(outcomes, current)]
             try:
-                state["request"] = generator.send(noted(outcomes))
+                state["request"] = generator.send(noted(outcomes, current))
                 while not jobs_of(state["request"]):  # nothing to run: answered at once
                     state["request"] = generator.send([])
             except StopIteration as stop:
@@ -51,7 +54,7 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
         first = jobs_of(request)
         if not first or (late is not None and late()):  # nothing to run, or no time left: no process
             try:
-                request = generator.send(noted([run.failed(job, "timeout") for job in first]))
+                request = generator.send(noted([run.failed(job, "timeout") for job in first], first))
             except StopIteration as stop:
                 return stop.value
             continue
@@ -62,9 +65,21 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
         current = jobs_of(state["request"])
         tail = outcomes[len(outcomes) - len(current):]  # the process stopped on this Request
         try:
-            request = generator.send(noted(tail))
+            request = generator.send(noted(tail, current))
         except StopIteration as stop:
             return stop.value
+
+
+def verified(outcomes, jobs, folder, files=None):
+    """The outcomes as the grader takes them: a run that says its file is missing when it is there (in the
+    folder, or staged beside it) forged that line: a protocol error."""
+    taken = list(outcomes)
+    for number, (job, outcome) in enumerate(zip(jobs, taken)):
+        staged = job.get("script") or f"{job.get('module')}.py"
+        there = staged in (files or {}) or folder is not None and (Path(folder) / staged).is_file()
+        if outcome.get("kind") == "missing" and there:
+            taken[number] = {**outcome, "kind": "protocol"}
+    return taken
 
 
 def here(generator, execute):

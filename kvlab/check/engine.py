@@ -19,13 +19,14 @@ from itertools import islice
 
 from ..i18n import Msg
 from ..lab.base import FILES, PUBLIC_SEED, first_difference, rng_for, same
-from ..lab.commands import stub_stop
+from ..lab.commands import file_view as file_value, stub_stop
 from ..lab.outcomes import ENDED
 
 SHRINK_ROUNDS = 25       # rounds of making a case smaller (each one list of candidates in the student's process)
 SHRINK_CANDIDATES = 40   # candidates per round
 RETRIES = 2              # times cases that were not run (their process stopped) are sent again
 TIE_CASES = 12           # failing cases that tell apart two misconceptions alike on the smallest case
+STOPPED = {"timeout", "flood", "killed"}   # a run stopped from outside: its step's other runs would be too
 
 
 @dataclass
@@ -96,18 +97,19 @@ def run_cases(step, cases, hidden):
     for index, case in enumerate(cases):
         if index not in todo:  # nothing to run (a saved file with no code to compare it with)
             observed[index] = step.module.observe(case, [])
-    for _ in range(1 + RETRIES):
+    for attempt in range(1 + RETRIES):
         if not todo:
             break
         jobs, slices = _jobs(step, [cases[index] for index in todo])
         outcomes = yield Request(jobs, hidden, step.number)
+        looped = any(outcome.get("kind") in STOPPED for outcome in outcomes)
         again = []
         for index, part in zip(todo, slices):
             got = outcomes[part]
-            if any(outcome.get("kind") == "not-run" for outcome in got):
-                again.append(index)  # its process stopped before it: run it again in a new one
+            if any(outcome.get("kind") == "not-run" for outcome in got) and not looped and attempt < RETRIES:
+                again.append(index)  # its process stopped before it (not by this step's code): in a new one
                 continue
-            observed[index] = step.module.observe(cases[index], got)
+            observed[index] = step.module.observe(cases[index], got)  # a case never run is a stop: not run
         todo = again
     return observed
 
@@ -118,6 +120,12 @@ def stops(obs):
         return []
     found = [obs["stop"]] if obs.get("stop") else []
     return found + [run["stop"] for run in obs.get("runs") or () if isinstance(run, dict) and run.get("stop")]
+
+
+def unrun(obs):
+    """Did every stop of an observation come from its run not happening (its process stopped before it)?"""
+    found = stops(obs)
+    return bool(found) and all(stop.get("stop") == "not-run" for stop in found)
 
 
 def fails(rule, case, got, want):
@@ -142,6 +150,7 @@ class StepJudge:
         self.judged = {rule.id: False for rule in step.rules}
         self.failing_cases = []  # (case, got) of every public case some rule fails on
         self.shown = None        # the rule whose case and hint are shown (the first failing one, after shrinking)
+        self.stopped = False     # a run of it was stopped from outside (a timeout, a flood, a kill)
 
     def take(self, cases, observed, hidden):
         """Judge the observations of a family of cases."""
@@ -164,10 +173,12 @@ class StepJudge:
                 self.judged[rule.id] = True
                 if verdict:
                     failing = True
-                    if rule.id not in self.first:
-                        self.first[rule.id] = (case, got, want, hidden)
+                    if rule.id not in self.first or unrun(self.first[rule.id][1]) and not unrun(got):
+                        self.first[rule.id] = (case, got, want, hidden)  # a case that ran says more than one that did not
             if failing and not hidden:
                 self.failing_cases.append((case, got))
+            if any(stop.get("stop") in STOPPED for stop in stops(got)):
+                self.stopped = True
         if not hidden and self.result.absent is None and hasattr(module, "missing"):
             self.result.absent = module.missing([(case, got) for case, got in zip(cases, observed) if got is not None])
 
@@ -186,7 +197,7 @@ class StepJudge:
             if found is not None:
                 return found
         for stop in stops(got):
-            if stop["stop"] in ("missing", "missing-name"):
+            if stop["stop"] in ("missing", "missing-name", "import"):  # no file, no such name, or not importable
                 return stop
             if stop.get("type") == "NotImplementedError" and self.number_of(stop) is not None:
                 return stop  # a stub not written yet: this step's, or one its code runs through
@@ -202,6 +213,7 @@ class StepJudge:
         if self.shown is not None:
             return self.step.rule(self.shown)
         failing = [rule for rule in self.step.rules if rule.id in self.first and self.applies[rule.id]]
+        failing.sort(key=lambda rule: unrun(self.first[rule.id][1]))  # one whose case ran, first (a stable sort)
         return next((rule for rule in failing if rule.optional is None), failing[0] if failing else None)
 
     def failing_rules(self, case, got, want, required=False):
@@ -259,7 +271,7 @@ class StepJudge:
             at = first_difference(got_view, want_view) if want is not None else None
             result.verdicts.append(Verdict(rule.id, False, applies, None if hidden else case, hidden,
                                            None if hidden else got_view, None if hidden else want_view,
-                                           None if hidden else at, got.get("stop") if isinstance(got, dict) else None))
+                                           None if hidden else at, next(iter(stops(got)), None)))
         if result.absent is None:
             rule = self.first_failing()
             if rule is not None:
@@ -281,11 +293,17 @@ class StepJudge:
     def classify(self, case, got):
         """The misconception whose planted bug did exactly what the student's code did on `case` (else "").
         Another step's misconceptions that do are kept in result.others: if that step fails, it pays."""
+        if case["kind"] in FILES and case.get("text") is None:
+            return "missing-artifact"
+        if case["kind"] == "artifact" and file_value(case) is not None and "unreadable" in (file_value(case) or {}):
+            return "not-json"
         found = self.explained(case, got)
         mine = self.mine(found)
         self.result.others = [name for name in found if name not in mine]
         if not mine and hasattr(self.step.module, "explain"):
-            return self.step.module.explain(case, got) or ""
+            mine = [name for name in [self.step.module.explain(case, got)] if name]
+        if not mine and case["kind"] == "artifact" and not stops(got):
+            return "file-not-made"  # read well, the code ran well: the file is not what the code makes now
         if len(mine) <= 1:
             return mine[0] if mine else ""
         score = {name: 0 for name in mine}  # several do the same here: the one that also does the same elsewhere
@@ -311,8 +329,8 @@ def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None,
     phases = (False, True) if seed is not None else (False,)
     for hidden in phases:
         for one in judges:
-            if hidden and one.result.absent is not None:
-                continue  # its code is not there: the hidden cases would say the same
+            if hidden and (one.result.absent is not None or one.stopped):
+                continue  # its code is not there, or it ran out of time: the hidden cases would say the same
             cases = family(one.step, seed, hidden, artifacts)
             if any(number in stood_in and (judged[number].result.absent is not None or judged[number].first)
                    for number in one.step.runs_on if number in judged):
@@ -321,7 +339,8 @@ def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None,
             one.take(cases, observed, hidden)
         for one in judges:
             rule = one.first_failing()
-            if rule is not None and one.result.absent is None and one.first[rule.id][3] == hidden:
+            if rule is not None and one.result.absent is None and one.first[rule.id][3] == hidden \
+                    and not one.stopped:  # a run stopped from outside is no smaller on a smaller case
                 yield from one.shrink(rule)
     results = needs({one.step.number: one.settle() for one in judges}, steps)
     return excuse(results, steps, owner) if owner else results

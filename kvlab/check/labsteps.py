@@ -24,6 +24,10 @@ def title(number):
 
 def value_text(value, stop=None):
     """A view's item as a student reads it: the value, or how the run stopped (an exception, no JSON, ...)."""
+    if isinstance(value, list):  # several runs, one of which stopped: how it stopped is what to read
+        stopped = next((item for item in value if isinstance(item, dict) and set(item) == {"stop"}), None)
+        if stopped is not None:
+            return value_text(stopped, stop)
     if isinstance(value, dict) and set(value) == {"stop"}:
         value = value["stop"]
     if isinstance(value, dict) and "stop" in value and set(value) <= {"stop", "type", "at"}:
@@ -64,17 +68,24 @@ def stop_hint(stop):
 def difference(step, verdict):
     """What the row shows of its case: the case, then the student's value beside the lab's."""
     module = step.module
+    own = module.difference(verdict.case) if hasattr(module, "difference") else None
+    if own is not None:  # a case whose difference the step's module says itself (a changed measured file)
+        message, values = own
+        return Msg(message, **{name: Msg("seen.no-line") if value is None else
+                               printable(value, 160) if isinstance(value, str) else value for name, value in values.items()})
     case = printable(module.show(verdict.case), 600)
     got, want, at = verdict.got, verdict.want, verdict.at
     if want is None:
         return Msg("seen.case", case=case, difference=Msg("seen.yours", got=value_text(got, verdict.stop)))
-    if isinstance(got, list) and isinstance(want, list) and at is not None and hasattr(module, "label"):
+    if isinstance(got, list) and isinstance(want, list) and at is not None:
         mine = got[at] if at < len(got) else None
         theirs = want[at] if at < len(want) else None
-        where = module.label(verdict.case, at)
+        where = module.label(verdict.case, at) if hasattr(module, "label") else ""
         if where:
             return Msg("seen.case", case=case, difference=Msg("seen.differs-at", at=where, got=value_text(mine, verdict.stop),
                                                               want=value_text(theirs)))
+        if isinstance(mine, dict) and "stop" in mine:  # it stopped before the case's first read
+            return Msg("seen.case", case=case, difference=Msg("seen.yours", got=value_text(mine, verdict.stop)))
     return Msg("seen.case", case=case, difference=Msg("seen.differs", got=value_text(got, verdict.stop),
                                                       want=value_text(want)))
 
@@ -104,6 +115,8 @@ def report_of(step, result):
     if result.absent is not None:
         return Report(title(step.number), [absent_row(step, result.absent)])
     rows = []
+    failing = [verdict.rule for verdict in result.verdicts if verdict.applies and not verdict.ok]
+    shown_rule = result.shown if result.shown in failing else next(iter(failing), "")  # a failure always has a hint
     for verdict in result.verdicts:
         if not verdict.applies:
             if verdict.note is not None:  # not charged here: another step pays for it, or it waits for one
@@ -114,13 +127,14 @@ def report_of(step, result):
         if verdict.ok:
             rows.append(Row(text, True, rule_id=verdict.rule))
             continue
-        shown = verdict.rule == result.shown
+        shown = verdict.rule == shown_rule
         seen = Msg("seen.case-hidden") if verdict.hidden else difference(step, verdict)
-        misconception = (result.misconception or (stop_hint(verdict.stop) if verdict.stop else "differs")) if shown else ""
+        cause = result.misconception if shown_rule == result.shown else ""
+        misconception = (cause or (stop_hint(verdict.stop) if verdict.stop else "differs")) if shown else ""
         rows.append(Row(text, False, misconception, seen if shown else None, rule_id=verdict.rule))
     if not rows:  # nothing of it was judged: a step judged on a saved file, with no folder of saved files given
         rows.append(Row(Msg("check.not-judged"), False, skipped=True, held=Msg("check.not-judged-why"), rule_id=""))
-    first = next((index for index, row in enumerate(rows) if not row.ok and row.rule_id == result.shown), None)
+    first = next((index for index, row in enumerate(rows) if not row.ok and row.rule_id == shown_rule), None)
     if first is not None:  # the root cause first among the failures: the others hold their hints back
         rows.insert(next(index for index, row in enumerate(rows) if not row.ok), rows.pop(first))
     return Report(title(step.number), hold_back(rows))

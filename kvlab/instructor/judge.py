@@ -10,8 +10,8 @@ standing in for the rest, so that one mistake costs its own step once:
 - if step 1 or 5 fails, scenario.py's code rules (steps 2, 4, 6, 7) are judged again in a process where
   kvsim.py is the reference's. What such a run printed never reaches a report (it ran beside the reference,
   which it could read and print): only its verdicts and the lab's side of each case do.
-Saved files are always judged against the student's own code (their kvsim.py too): a file that is what
-their code makes passes, whoever pays for a mistake in that code.
+A saved file passes if it is what the student's own code makes (their kvsim.py too), or, where kvsim.py
+fails, what their scenario.py makes on the reference's: a file holds whoever pays for a mistake in the code.
 """
 import ast
 from pathlib import Path
@@ -21,6 +21,7 @@ from ..check import conversation, engine, labsteps
 from ..check import number_of as stub_step
 from ..check.labsteps import TITLES, read_text
 from ..check.report import Report, Row, Wrong, hold_back, printable
+from ..i18n import Msg
 from ..check import run as _run
 from ..check.run import failed, run_jobs
 
@@ -60,9 +61,9 @@ def stand_in_module(names):
 
 
 def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None, here=None,
-          late=None):
+          late=None, own=True):
     generator = engine.judge(steps, expect, seed=seed, number_of=stub_step, artifacts=texts, owner=lab.owner,
-                             stood_in=PROCESSES[CLASSES] if texts is not None else ())
+                             stood_in=PROCESSES[CLASSES] if own else ())
     if here is not None:  # trusted code in this process ({module name: module}): the tests, the costs table
         from .reference import on_kvsim, reference_modules, run_here
         modules = dict(here)
@@ -90,19 +91,37 @@ def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None
         if failing and results[number].absent is None:
             names = [_class_of(earlier) for earlier in failing]
             patch = {name: [STAND_IN_LRU, name] for name in names}
-            again = _talk([lab.STEPS[number]], copy, backend, expect, seed, timeout, kinds,
+            again = _talk([lab.STEPS[number]], copy, backend, expect, seed, timeout, kinds, own=False,
                           files={f"{STAND_IN_LRU}.py": stand_in_module(names)}, here=here, late=late,
                           transform=lambda jobs: [{**job, "patch": patch} if job["kind"] == "ops" else job for job in jobs])
             results[number] = _quiet(again[number])
             replaced.update(failing)
     if any(not results[number].passed for number in classes):  # scenario.py's code on the reference kvsim.py
         scenario = [lab.STEPS[number] for name in COMMANDS for number in PROCESSES[name]]
-        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, here=here, late=late,
+        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, texts, here=here, late=late, own=False,
                       files={lab.STEPS[classes[0]].file: (PACKAGE / lab.STEPS[classes[0]].file).read_text(encoding="utf-8")})
         for step in scenario:
             results[step.number] = _merged(results[step.number], _quiet(again[step.number]))
         replaced.update(classes)
+    if hasattr(expect, "observed"):  # the grader's reference: saved files of code that stopped
+        for number, result in results.items():
+            _files_on_reference(lab.STEPS[number], result, expect)
     return results, tuple(sorted(replaced))
+
+
+def _files_on_reference(step, result, expect):
+    """A saved file whose making code stopped (it crashed, or never ran) holds if it is what the lab's code makes
+    from the same command: that code is another step's (or this one's code rules'), paid there; the reference
+    stands in for it. A file is never compared with the lab's results where the student's code printed."""
+    for verdict in result.verdicts:
+        rule = step.rule(verdict.rule)
+        if verdict.ok or not verdict.applies or "artifact" not in rule.kinds or verdict.case is None \
+                or verdict.stop is None or verdict.case.get("text") is None:
+            continue
+        if rule.holds(verdict.case, expect.observed(step, verdict.case), None):
+            verdict.ok, verdict.got, verdict.stop = True, None, None
+    if result.shown and all(verdict.ok for verdict in result.verdicts if verdict.rule == result.shown):
+        result.shown, result.misconception = "", ""
 
 
 def _quiet(result):
@@ -116,17 +135,30 @@ def _quiet(result):
 
 
 def _merged(own, stood_in):
-    """Step results of the same step: its code's verdicts from the run on the reference kvsim.py, its saved
-    files' from the student's own code."""
+    """Step results of the same step: its code's verdicts from the run on the reference kvsim.py; its saved
+    files hold if they are what the student's own code makes, or what their command makes on the reference
+    kvsim.py (their kvsim.py's mistake is paid in its own steps), shown as their own code made them."""
     files = {rule.id for rule in lab.STEPS[own.number].rules if set(rule.kinds) & {"artifact", "ttft"}}
-    verdicts = [mine if mine.rule in files else theirs for mine, theirs in zip(own.verdicts, stood_in.verdicts)]
+    verdicts = [theirs if mine.rule not in files or (theirs.ok and theirs.applies) else mine
+                for mine, theirs in zip(own.verdicts, stood_in.verdicts)]
     stood_in.verdicts = verdicts
+    if not any(not verdict.ok and verdict.applies and verdict.rule not in files for verdict in verdicts):
+        # the code holds beside the reference: the root cause is a saved file's, as the own run judged it
+        shown = own.shown if own.shown in files else next(
+            (verdict.rule for verdict in verdicts if not verdict.ok and verdict.applies), "")
+        stood_in.shown = shown
+        stood_in.misconception = own.misconception if shown and shown == own.shown else ""
     return stood_in
 
 
 def reports(results, replaced=()):
     """{step: Report} of a hand-in's Results, hints held back after an earlier failing step (unless replaced)."""
     found = {number: labsteps.report_of(lab.STEPS[number], results[number]) for number in lab.NUMBERS}
+    for number in lab.NUMBERS:  # a step whose code ran beside the reference says so
+        if results[number].quiet:
+            stood_in = [earlier for earlier in lab.STEPS[number].runs_on if earlier in replaced]
+            if stood_in:
+                found[number].note = Msg("grade.on-reference", step=stood_in[0], file=lab.STEPS[stood_in[0]].file)
     return labsteps.hold_after_earlier(found, replaced)
 
 

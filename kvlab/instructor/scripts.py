@@ -22,13 +22,14 @@ from typing import NamedTuple
 
 from ..i18n import Msg
 from . import reader, sandbox
-from .judge import SCRIPTS, STEP_SCRIPT, Report
+from .judge import ARTIFACT_STEP, SCRIPTS, STEP_SCRIPT, Report
 
 PARSE_LIMIT = 200_000     # bytes of a .py file the grader reads (a larger one is not read, and flagged)
 READ_BYTES = 1_000_000    # bytes the grader reads of one hand-in, its files together
 READ_SECONDS = 10.0       # wall-clock seconds the grader's reading of one hand-in may take (honest ones: milliseconds)
 READER_MEMORY = 1_000_000_000  # bytes of address space of a reader process
 READER = Path(reader.__file__).resolve()
+SAVED = {**ARTIFACT_STEP, "ttft.jsonl": ARTIFACT_STEP["measured.json"]}  # each saved file and its step
 REMEMBERED = 2_000        # distinct files a batch remembers what reading found in
 
 
@@ -222,6 +223,8 @@ def causes(reading, found, holds=()):
         shadows = [shadowing[name] for name in sorted(modules) if name in shadowing]
         foreign = sorted({(name, f"{module}.py") for module in modules for name in imported.get(module, ())
                           if name not in sys.stdlib_module_names and name not in holds and name != "__future__"})
+        bad += [Msg("seen.file-is", file=name, why=refused[name]) for name, step in SAVED.items()
+                if step == number and name in refused]  # a saved file refused: the step's file is not there
         if bad:
             explained[number] = ("missing-file", Msg("seen.refused", files=_joined(bad)))
         elif shadows:

@@ -23,13 +23,13 @@ def read_json(text):
     text = text.lstrip(BOM)
     try:
         return json.loads(text), True
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON; an integer of over 4,300 digits; nesting too deep
         pass
-    for start in (index for index, char in enumerate(text) if char == "{"):
+    for start in (index for index, char in enumerate(text[:100_000]) if char == "{"):
         try:
             value, _ = _DECODER.raw_decode(text, start)
             return value, False
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     return None, False
 

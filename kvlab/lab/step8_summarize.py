@@ -36,6 +36,8 @@ MESSAGES = {
     "rule.summary.blank": "Blank lines are skipped: the same summary with them as without.",
     "rule.measured.file": "measured.json is what your summarize.py writes for this folder's ttft.jsonl.",
     "rule.ttft.file": "ttft.jsonl is the measured file, copied unchanged.",
+    "seen.ttft-line": "Line {line} of your ttft.jsonl: {yours}. The measured file's line {line}: {theirs}.",
+    "seen.no-line": "no such line",
 }
 
 
@@ -110,8 +112,9 @@ def _job(lines):
 def jobs(case):
     if case["kind"] == "blank":
         return [_job(case["blank"]), _job(case["lines"])]
-    if case["kind"] == "artifact":
-        return [_job(case["input"].splitlines())] if case.get("input") is not None else []
+    if case["kind"] == "artifact":  # the summary of this folder's ttft.jsonl, and of the lab's measured file
+        inputs = [case.get("input"), case.get("lab")]
+        return [_job(text.splitlines()) for text in dict.fromkeys(one for one in inputs if one is not None)]
     if case["kind"] == "ttft":
         return []
     return [_job(case["lines"])]
@@ -295,8 +298,10 @@ def blank_view(case, obs):
 
 
 def file_holds(case, got, want):
-    return case.get("text") is not None and bool(got["runs"]) and got["runs"][0]["stop"] is None and \
-        commands.file_view(case) == got["runs"][0]["doc"]
+    """measured.json is what the student's summarize.py writes for this folder's ttft.jsonl, or for the lab's
+    measured file (a changed ttft.jsonl is ttft.jsonl's mistake, named by its own rule)."""
+    saved = commands.file_view(case)
+    return case.get("text") is not None and any(run["stop"] is None and saved == run["doc"] for run in got["runs"])
 
 
 def file_view(case, obs):
@@ -312,18 +317,34 @@ def ttft_holds(case, got, want):
 
 def _records(text):
     """A JSONL text's records, as values (a byte order mark, CRLF and blank lines change nothing)."""
-    found = []
-    for line in text.lstrip(commands.BOM).splitlines():
-        if line.strip():
-            try:
-                found.append(json.loads(line))
-            except ValueError:
-                found.append(line)
-    return found
+    return [_record(line) for line in _lines(text)]
 
 
 def ttft_view(case, obs):
     return [None if case.get("text") is None else len(_records(case["text"])), None]
+
+
+def difference(case):
+    """What a changed ttft.jsonl shows: its first line that differs from the measured file's, as (message id,
+    {parameter: value}), a missing line None (None for any other case)."""
+    if case["kind"] != "ttft" or case.get("text") is None or case.get("lab") is None:
+        return None
+    mine, theirs = _lines(case["text"]), _lines(case["lab"])
+    at = next((index for index, (one, other) in enumerate(zip(mine, theirs)) if _record(one) != _record(other)),
+              min(len(mine), len(theirs)))
+    return "seen.ttft-line", {"line": at + 1, "yours": mine[at] if at < len(mine) else None,
+                              "theirs": theirs[at] if at < len(theirs) else None}
+
+
+def _lines(text):
+    return [line for line in text.lstrip(commands.BOM).splitlines() if line.strip()]
+
+
+def _record(line):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line
 
 
 def layout_shows(case, want):
@@ -355,8 +376,8 @@ RULES = (
          shows=stat_shows("mean_ms")),
     Rule("summary.ratio", ("input",), ratio_view, points=2, holds=ratio_holds, shows=ratio_shows),
     Rule("summary.blank", ("blank",), blank_view, points=1, holds=blank_holds, own=True),
-    Rule("measured.file", ("artifact",), file_view, points=1, holds=file_holds, own=True),
     Rule("ttft.file", ("ttft",), ttft_view, points=1, holds=ttft_holds, own=True),
+    Rule("measured.file", ("artifact",), file_view, points=1, holds=file_holds, own=True),
 )
 
 MISCONCEPTIONS = tuple(Misconception(name, NUMBER) for name in (
@@ -365,9 +386,9 @@ MISCONCEPTIONS = tuple(Misconception(name, NUMBER) for name in (
 
 
 def artifact_cases(texts):
-    return [{"kind": "artifact", "name": "measured.json", "text": texts.get("measured.json"),
-             "input": texts.get("ttft.jsonl")},
-            {"kind": "ttft", "name": "ttft.jsonl", "text": texts.get("ttft.jsonl"), "lab": texts.get("$lab")}]
+    return [{"kind": "ttft", "name": "ttft.jsonl", "text": texts.get("ttft.jsonl"), "lab": texts.get("$lab")},
+            {"kind": "artifact", "name": "measured.json", "text": texts.get("measured.json"),
+             "input": texts.get("ttft.jsonl"), "lab": texts.get("$lab")}]
 
 
 def explain(case, got):

@@ -43,7 +43,7 @@ def write_files(folder, files, force=False):
 def write_atomically(path, data):
     """Write bytes to `path` whole or not at all: a temporary file beside it, then one rename."""
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:64]}-", suffix=".tmp")  # a name of 255 bytes too
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

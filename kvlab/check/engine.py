@@ -254,7 +254,7 @@ class StepJudge:
                 result.verdicts.append(Verdict(rule.id, True, applies))
                 continue
             case, got, want, hidden = self.first[rule.id]
-            got_view = rule.view(case, got)
+            got_view = rule.seen(case, got)
             want_view = rule.expected(case, want) if want is not None else None
             at = first_difference(got_view, want_view) if want is not None else None
             result.verdicts.append(Verdict(rule.id, False, applies, None if hidden else case, hidden,
@@ -298,20 +298,25 @@ class StepJudge:
         return chosen[0] if len(chosen) == 1 else ""  # still alike everywhere: no guess, the case alone
 
 
-def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None, owner=None):
+def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None, owner=None, stood_in=()):
     """Generator: judge `steps` (StepSpecs, in the order their cases run) and return {number: Result}.
 
     Public cases of every step first (with `artifacts`, {file name: text or None}, the saved files too),
     then each failing step's smaller cases, then the hidden ones (with a seed), so that no code that runs on
-    a public case has seen a hidden one.
+    a public case has seen a hidden one. `stood_in`: steps whose code a reference stands in for elsewhere when
+    they fail (the grader's): a later step that runs on one that failed is judged here on its saved files only.
     """
     judges = [StepJudge(step, expect, seed, number_of, owner) for step in steps]
+    judged = {one.step.number: one for one in judges}
     phases = (False, True) if seed is not None else (False,)
     for hidden in phases:
         for one in judges:
             if hidden and one.result.absent is not None:
                 continue  # its code is not there: the hidden cases would say the same
             cases = family(one.step, seed, hidden, artifacts)
+            if any(number in stood_in and (judged[number].result.absent is not None or judged[number].first)
+                   for number in one.step.runs_on if number in judged):
+                cases = [case for case in cases if case["kind"] in FILES]  # its code: judged beside the reference
             observed = yield from run_cases(one.step, cases, hidden)
             one.take(cases, observed, hidden)
         for one in judges:

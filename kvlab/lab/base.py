@@ -37,9 +37,13 @@ class Rule:
     optional: Callable = None
     own: bool = False
     shows: Callable = None   # shows(case, want): the lab's value to show beside the student's (default: view)
+    display: Callable = None  # display(case, obs): what a student reads of an observation (default: the view)
 
     def expected(self, case, want):
-        return (self.shows or self.view)(case, want)
+        return (self.display or self.shows or self.view)(case, want)
+
+    def seen(self, case, got):
+        return (self.display or self.view)(case, got)
 
     @property
     def text(self):

@@ -30,8 +30,9 @@ MESSAGES = {
 
 
 def cases(rng, hidden):
-    runs = commands.random_params(rng, 12 if hidden else 22, docs=(2, 14) if hidden else (1, 6), big=hidden) \
-        + commands.large_params(rng, 2 if hidden else 4) + commands.reverse_params(rng, 2 if hidden else 4)
+    runs = commands.random_params(rng, 6 if hidden else 14, docs=(2, 14) if hidden else (1, 6), big=hidden) \
+        + commands.large_params(rng, 1 if hidden else 2) + commands.reverse_params(rng, 1 if hidden else 4)
+    runs.append({"gpu": 2, "docs": 3, "tokens": 3, "passes": ["fwd", "fwd"]})  # every document larger than the GPU
     found = [{"kind": "run", **params} for params in runs]
     if not hidden:
         found.append({"kind": "defaults"})
@@ -71,6 +72,14 @@ def json_view(case, obs):
     return {"one-document": run["strict"], "shape": commands.shape(run["doc"])}
 
 
+def printed(case, obs):
+    """What the command printed, as a student reads it (its start)."""
+    run = obs["runs"][0]
+    if run["stop"] is not None and run["stop"]["stop"] != "no-json":
+        return {"stop": compared(run["stop"])}
+    return run.get("stdout", "")[:100]
+
+
 def defaults_hold(case, got, want):
     """No options give what the lab's defaults, given explicitly, give."""
     plain, explicit = got["runs"]
@@ -92,7 +101,7 @@ def file_view(case, obs):
 
 
 RULES = (
-    Rule("scenario.json", ("run",), json_view, points=2),
+    Rule("scenario.json", ("run",), json_view, points=2, display=printed),
     Rule("scenario.order", ("run",), fields("order"), points=1),
     Rule("scenario.hits", ("run",), fields("gpu_hits", "cpu_hits"), points=2),
     Rule("scenario.misses", ("run",), fields("misses"), points=2),

@@ -805,7 +805,7 @@ MESSAGES = {
     "nb.06.latency-no-write": "No request was a miss with a CPU tier, so the file says nothing of the write.",
     "nb.06.latency-load-effective": ("A load from CPU takes {extra:.1f} ms more than a GPU hit ({extra_low:.1f}–"
                                      "{extra_high:.1f}). The file has one document length. So the fit cannot split "
-                                     "that time into a fixed cost and a cost per byte. It reads all of it as bytes: "
+                                     "that time into a fixed cost and a cost per byte. The fit reads all of it as bytes: "
                                      "**{bandwidth:.2f} GB/s** ({low:.2f}–{high:.2f}). This number is an **effective "
                                      "bandwidth**: the KV bytes of a document over the whole extra time."),
     "nb.06.latency-load-fitted": ("A load from CPU costs {fixed:.1f} ms ({fixed_low:.1f}–{fixed_high:.1f}) + the KV "

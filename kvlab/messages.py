@@ -492,7 +492,7 @@ MESSAGES = {
                                    "documents (re-run with the defaults)."),
     "nb.06.stand-in": ("This file is the **stand-in**. It was generated, not measured (`fixtures/README.md` says "
                        "how). It shows that the analysis works. It says nothing about a real engine. The box "
-                       "**Limits** at the end says what follows from that."),
+                       "**Limits** near the end says what follows from that."),
     "nb.06.not-stand-in": ("This file is not the stand-in. Every finding below is evidence about whatever produced "
                            "it."),
     "nb.06.verdict-faster": "lmcache faster",
@@ -503,7 +503,7 @@ MESSAGES = {
     "nb.06.what-faster": "The passes where lmcache is faster (ratio above 1)",
     "nb.06.what-gpu-hits": "The reverse pass's GPU hits, in read order",
     "nb.06.answer-ratios": ("**Answer.** Above 1 (lmcache faster): {above}. Below 1: {below}. A ratio below 1 means "
-                            "lmcache took longer than the baseline. In the cold pass nothing can be reused. Both "
+                            "lmcache took longer than the baseline. In the cold pass nothing can be reused, so both "
                             "engines recompute every prefill. {cold}"),
     "nb.06.requests": ("{n} request",
                        "{n} requests"),
@@ -517,23 +517,51 @@ MESSAGES = {
     "nb.06.not-the-labs-pass-names": ("These are not the lab's pass names ({names}). So each pass stands where the "
                                       "lab's would: a name with \"cold\" first, then the forward passes, then the "
                                       "backward ones."),
+    "nb.06.placed-by-name": (("The lines of {names} are not in read order. It is one of the lab's passes, so its "
+                              "requests are placed by document id, in the order its name gives."),
+                             ("The lines of {names} are not in read order. They are the lab's passes, so their "
+                              "requests are placed by document id, in the order each name gives.")),
     "nb.06.ids-mapped": "The simulator numbers documents 0…{last}. The file's ids map to those in ascending order.",
-    "nb.06.assumption-broken": "**Assumption broken:** {problem}",
+    "nb.06.stopped": "Analysis stopped: {problem} Every later cell is skipped.",
+    "nb.06.skipped": "skipped: the file broke an assumption above",
+    "nb.06.no-tiers": "skipped: your simulator gave the requests no tier above (the line there says why)",
+    "nb.06.not-a-tier": ("your TwoTierCache.access returned {value}, not one of {tiers}; fix step 5 and run "
+                         "check.step(5)"),
+    "nb.06.param-sizes": ("sizes must be \"GPU,CPU\" in tokens, such as \"21520,56000\", or empty for the file's "
+                          "own; got {got}"),
+    "nb.06.no-sizes": ("{file} has no settings file beside it, and it is not the lab's file. So its GPU and CPU "
+                       "sizes are unknown. Give them with the parameter sizes, such as \"21520,56000\"."),
     "nb.06.problem-no-config": "the file has no {configs} requests, so nothing compares the two configs.",
+    "nb.06.problem-no-field": "the file's lines have no field {fields}.",
+    "nb.06.problem-not-integer": "field `{name}` holds a value that is not a whole number.",
+    "nb.06.problem-not-number": "field `{name}` holds a value that is not a number of at least 0.",
     "nb.06.problem-repeated": "{config} reads document {doc} more than once in pass {name}.",
     "nb.06.problem-some-documents": "{config} pass {name} reads {read} of the {docs} documents.",
     "nb.06.problem-different-orders": "baseline and lmcache read pass {name} in different orders.",
     "nb.06.problem-neither-order": (("pass {name} reads its documents in neither order: the lines may be shuffled. "
-                                     "The file has no timestamps, so this analysis takes the line order as the "
-                                     "read order."),
+                                     "The file has no timestamps, and {name} is not one of the lab's passes. So "
+                                     "nothing gives its read order."),
                                     ("passes {names} read their documents in neither order: the lines may be "
-                                     "shuffled. The file has no timestamps, so this analysis takes the line order "
-                                     "as the read order.")),
+                                     "shuffled. The file has no timestamps, and these are not the lab's passes. So "
+                                     "nothing gives their read order.")),
     "nb.06.not-json": "{file}, line {line}: not JSON ({error})",
-    "nb.06.warm-up": ("{config}'s first request ({name}, document {doc}) took {ms:,.1f} ms. That is {times:.1f}× "
-                      "the median of its kind. It is a **warm-up**. It moves the mean of {config} {name} by "
-                      "{mean_shift:+.1f} ms, but the median by only {median_shift:+.1f} ms. The analysis below "
-                      "leaves it out. Your `summarize` keeps it: it summarizes the file as it is."),
+    "nb.06.cache-of": "{config} `TwoTierCache({gpu}, {cpu})`",
+    "nb.06.sizes-lab": ("The lab's file, so the lab's sizes: {caches}. Every document is read as {tokens:,} tokens, "
+                        "the lab's size."),
+    "nb.06.sizes-file": ("Sizes from the file's settings: {caches}. Every document is read as {tokens:,} tokens, "
+                         "as measured."),
+    "nb.06.sizes-lab-shape": ("The file has no settings of its own. Its documents hold {measured:,} tokens, as in the "
+                              "lab's measurement. So the lab's sizes: {caches}. Every document is read as {tokens:,} "
+                              "tokens, the lab's size. For other sizes, give the parameter `sizes`."),
+    "nb.06.sizes-given": ("Sizes from the parameter `sizes`: {caches}. Every document is read as {tokens:,} tokens, "
+                          "as measured."),
+    "nb.06.tiers-given": ("Your simulator gave each of the {n} requests a tier, in column `tier`. The section on the "
+                          "reverse pass shows them, after your prediction."),
+    "nb.06.warm-up": ("{config}'s first request ({name}, document {doc}) took {ms:,.1f} ms, {times:.1f}× the median "
+                      "of its kind. This request is a **warm-up**. Left in, the warm-up would move the mean of "
+                      "{config} {name} by {mean_shift:+.1f} ms, but the median by only {median_shift:+.1f} ms. The "
+                      "analysis below leaves the warm-up out. Your `summarize` keeps every request: it summarizes "
+                      "the file as it is."),
     "nb.06.no-warm-up": ("No warm-up: each engine's first request took at most {times:.2f}× the median of its kind. "
                          "A warm-up takes {factor}× or more."),
     "nb.06.no-reverse-pass": ("The file has no pass that reads the documents backwards. So question 2 (GPU hits and "
@@ -544,23 +572,63 @@ MESSAGES = {
                              "{n} loads from CPU"),
     "nb.06.tier-count-miss": ("{n} recompute",
                               "{n} recomputes"),
+    "nb.06.tier-plural-gpu": "GPU hits",
+    "nb.06.tier-plural-cpu": "loads from CPU",
+    "nb.06.tier-plural-miss": "recomputes",
     "nb.06.tier-group": "{count} (documents {docs}: {low:.1f}–{high:.1f} ms)",
     "nb.06.split-yes": ("{config}, {name}: {groups}. Every request of a faster tier was faster than every request "
                         "of a slower one. The measurement splits {counts}, document for document."),
     "nb.06.split-no": ("{config}, {name}: {groups}. The measured times of these tiers overlap. The measurement does "
                        "not split the way your simulator does."),
     "nb.06.split-one-kind": "{config}, {name}: {groups}. One tier only: there is no split to compare.",
-    "nb.06.cold-numbers": ("Cold pass ({name}): lmcache's median is {gap:+.1f} ms from the baseline's "
-                           "({share:+.1%}). The standard error of that gap is {se:.1f} ms, so the gap is {z:.1f} "
-                           "SE. Shuffling the configs gave a gap this large in {p:.1%} of {shuffles:,} shuffles "
-                           "(the p-value). lmcache was slower on {slower} of {docs} documents."),
-    "nb.06.cold-slower": ("**lmcache is slower in the cold pass,** by about {z:.0f} standard errors. Chance rarely "
-                          "gives such a gap. The cause is the lab's rule 3: a miss is stored in both tiers. So "
-                          "lmcache also writes each document's KV to the CPU tier. The baseline has no CPU tier to "
-                          "write to."),
-    "nb.06.cold-not-shown": ("**This file does not show a cold-pass difference.** A gap of {z:.1f} standard errors "
-                             "comes up by chance in {p:.0%} of shuffles. Rule 3 predicts lmcache slower, but this "
-                             "file cannot tell."),
+    "nb.06.cold-tiers": "Your simulator's tiers in {name}: {counts}.",
+    "nb.06.config-counts": "{config} {counts}",
+    "nb.06.cold-pairs": ("{name}: {n} documents in pairs. lmcache was slower on {slower} of them and faster on "
+                         "{faster}. The mean difference (baseline − lmcache) is {mean:+.1f} ms, {share:+.1%} of the "
+                         "baseline's median."),
+    "nb.06.cold-ties": ("{n} document took the same time in both configs. The sign test leaves it out.",
+                        "{n} documents took the same time in both configs. The sign test leaves them out."),
+    "nb.06.too-few-pairs": ("{name} has {n} documents with a request in both configs. The tests need 2 or more, so "
+                            "this file cannot answer the question."),
+    "nb.06.sign-test": ("**Sign test.** lmcache was slower on {slower} of {n} documents. Suppose each document were "
+                        "slower with a chance of one half, like a coin. Then {slower} or more of {n} would come up "
+                        "with p = {p:.3f} (one-sided). Two-sided: p = {p_two:.3f}."),
+    "nb.06.bootstrap": ("**Bootstrap.** {samples:,} resamples of the {n} differences, each drawn with replacement. "
+                        "The middle 95 % of their means runs from {low:+.1f} to {high:+.1f} ms. {zero}"),
+    "nb.06.bootstrap-zero-in": "The interval holds 0.",
+    "nb.06.bootstrap-zero-out": "The interval does not hold 0.",
+    "nb.06.permutation-exact": ("**Permutation test.** All {count:,} ways to flip the signs of the {n} differences. "
+                                "A mean of {mean:+.1f} ms or lower came up in {share:.1%} of them: p = {p:.3f} "
+                                "(one-sided). Two-sided: p = {p_two:.3f}."),
+    "nb.06.permutation-random": ("**Permutation test.** {count:,} random ways to flip the signs of the {n} "
+                                 "differences. A mean of {mean:+.1f} ms or lower came up in {share:.1%} of them: "
+                                 "p = {p:.3f} (one-sided). Two-sided: p = {p_two:.3f}."),
+    "nb.06.cold-verdict-all": ("**Both tests find lmcache slower in {name}** (sign test p = {sign:.3f}, permutation "
+                               "test p = {permutation:.3f}; one-sided, cut-off {cut_off}). Chance alone rarely gives "
+                               "differences this consistent."),
+    "nb.06.cold-verdict-none": ("**This file does not show that lmcache is slower in {name}** (sign test p = "
+                                "{sign:.3f}, permutation test p = {permutation:.3f}; one-sided, cut-off {cut_off}). "
+                                "Chance alone gives differences like these often enough."),
+    "nb.06.cold-verdict-mixed": ("**The verdict depends on the test.** In {name}, the sign test gives p = {sign:.3f} "
+                                 "and the permutation test p = {permutation:.3f} (one-sided, cut-off {cut_off}). The "
+                                 "sign test uses only the directions. The permutation test also uses the sizes. So "
+                                 "the evidence that lmcache is slower is weak."),
+    "nb.06.verdict-and-cause": "{verdict}\n\n{cause}",
+    "nb.06.no-cause": ("A test cannot show a cause. The lab text explains a slower lmcache by the write to the CPU "
+                       "tier (rule 3). A test only says how often chance alone gives such differences."),
+    "nb.06.no-cause-stand-in": "In this stand-in, the gap was put there by its generator (`fixtures/make_ttft.py`).",
+    "nb.06.mean-median": ("In {name}, {gpu} of the {n} requests are GPU hits in both configs. The other {rest} are "
+                          "recomputes in baseline and loads from CPU in lmcache. In baseline, the median is "
+                          "{base_median:.1f} ms and the mean {base_mean:.1f} ms. A median is the middle of the sorted "
+                          "times. With {rest} of {n} requests slow, the middle ones are slow in both configs. So the "
+                          "p50 ratio, {p50:.2f}, compares a recompute with a load from CPU. The mean counts every "
+                          "request. The GPU hits take about the same time in both configs: {gpu_base:.1f} ms and "
+                          "{gpu_cached:.1f} ms on average. They add almost the same time to both means. So the mean "
+                          "ratio falls to {mean:.2f}."),
+    "nb.06.mean-median-other": ("In {name}, the median of baseline falls among its {base_middle}. The median of "
+                                "lmcache falls among its {cached_middle}. The p50 ratio is {p50:.2f} and the mean "
+                                "ratio {mean:.2f}. A median takes the middle requests. A mean counts every request."),
+    "nb.06.mean-median-one-config": "{name} has requests of one config only: there is no ratio to explain.",
     "nb.06.answer-split": ("**Answer.** Yes, document for document. The requests your simulator serves from the GPU "
                            "were the fastest in both configs. Those it loads from the CPU came next in lmcache. The "
                            "baseline has no CPU tier, so it recomputed them."),
@@ -568,22 +636,48 @@ MESSAGES = {
                               "overlap."),
     "nb.06.answer-no-reverse-pass": "**Answer.** The question does not apply: this file has no reverse pass.",
     "nb.06.limits": ("**Limits.**\n\n"
-                     "{stand_in}"
+                     "{stand_in}{lab_run}"
                      "- The simulator works per document and has no timing. It predicts *which* requests are fast, "
-                     "not how fast. Its documents are 5,011 tokens; the measured ones hold 4,864 tokens of KV.\n"
-                     "- The measurement is one run: concurrency 1, a 1.5B model, one GPU, synthetic documents. "
-                     "Another load, model or GPU changes the milliseconds, and perhaps the ratios.\n"
-                     "- The file has no timestamps. Within a pass, the line order is taken as the read order.\n"
-                     "- The CPU tier's 56,000 tokens are an approximation (notebook 04). A smaller CPU tier "
-                     "(notebook 05) is a prediction."),
+                     "not how fast. {tokens}\n"
+                     "- The file has no timestamps. The lab's passes are placed by their names and the document "
+                     "ids. Any other pass is read in the order of its lines.\n"
+                     "- A test says how often chance alone gives such differences. It cannot show a cause.\n"
+                     "- The CPU tier's size is an approximation (notebook 04). A smaller CPU tier (notebook 05) is a "
+                     "prediction."),
     "nb.06.limits-stand-in": ("- **By construction.** This file is the generated stand-in. It was built to match "
                               "the published figures, so agreeing with them proves nothing. Its GPU hits are "
                               "placed on the documents the simulator keeps in the GPU. Its cold-pass gap is "
                               "generated too. The same cells test the simulator only on the course machine's "
                               "measurement.\n"),
-    "nb.06.plot-cold-title": "{name}: every request\n(line: median; grey band: ± 1 standard error)",
-    "nb.06.plot-reverse-title": "{name}, {config}",
+    "nb.06.limits-lab-run": ("- The measurement is one run: concurrency 1, a 1.5B model, one GPU, synthetic "
+                             "documents. Another load, model or GPU changes the milliseconds, and perhaps the "
+                             "ratios.\n"),
+    "nb.06.limits-tokens": "Its documents are {tokens:,} tokens; the measured ones hold {measured:,} tokens of KV.",
+    "nb.06.limits-tokens-same": "Its documents are {tokens:,} tokens, as measured.",
     "nb.06.plot-ms": "time to first token (ms)",
+    "nb.06.plot-ms-log": "time to first token (ms, log scale)",
+    "nb.06.plot-pairs-title": "{name}: each document in both configs\n(the axis starts at 0)",
+    "nb.06.plot-pair-line": "one document: its two requests",
+    "nb.06.plot-differences-title": "The difference of each document",
+    "nb.06.plot-doc": "document",
+    "nb.06.plot-difference-ms": "baseline − lmcache (ms)",
+    "nb.06.plot-difference-dot": "one document's difference",
+    "nb.06.plot-zero-line": "0: no difference",
+    "nb.06.plot-mean-line": "the mean difference",
+    "nb.06.plot-interval-band": "95 % bootstrap interval of the mean",
+    "nb.06.plot-below-zero": "below 0: lmcache slower",
+    "nb.06.plot-bootstrap-title": "Bootstrap, {name}:\nthe means of the resamples",
+    "nb.06.plot-permutation-title": "Permutation test, {name}:\nwhat chance alone gives",
+    "nb.06.plot-resampled": "the mean of each of {n:,} resamples, drawn with replacement",
+    "nb.06.plot-flipped": "the mean under each of {n:,} sign patterns",
+    "nb.06.plot-tail": "at or below the observed mean: share p = {p:.3f}",
+    "nb.06.plot-observed-line": "the observed mean, {mean:+.1f} ms",
+    "nb.06.plot-mean-difference-ms": "mean of baseline − lmcache (ms)",
+    "nb.06.plot-count-resamples": "resamples",
+    "nb.06.plot-count-patterns": "sign patterns",
+    "nb.06.plot-reverse-one-axis": "{name}: every request, both configs on one axis",
+    "nb.06.plot-tier-median": "the median of a tier",
+    "nb.06.plot-doc-label": "the number by a dot: its document",
     "nb.06.column-requests": "requests",
     "nb.06.column-documents": "documents",
     "nb.06.list-comma": ", ",
@@ -698,17 +792,74 @@ MESSAGES = {
                      "{block_mib:.1f} MiB, so an LRU cache that hits every re-read of this one hour ({blocks:,} "
                      "blocks) holds {tib:.2f} TiB: why Mooncake pools the CPU memory and SSDs of a whole cluster."),
 
-    # --- notebook 06's latency model and the CPU engine's file ---------------------------------------------
-    "nb.06.latency-fit": "Fitted to {n} requests, each with your simulator's tier (residuals {rms:.1f} ms RMS). A prefill costs {prefill_fixed:.1f} ms + {per_token:.4f} ms a token. A load from CPU costs {load_fixed:.1f} ms + the KV at **{bandwidth} GB/s**. A miss with a CPU tier takes {write_fixed:.1f} ms + {write_per_token:.4f} ms a token more: the write.{fixed}",
-    "nb.06.latency-fixed": " Fixed at 0, because one document length cannot tell them from the per-token costs: {names}.",
-    "nb.06.what-bandwidth": "the CPU→GPU bandwidth (GB/s)",
+    # --- notebook 06's optional sections: the latency model, blocks and chunks, the CPU engine's file --------
+    "nb.06.latency-fit": ("Fitted to {n} requests, each with your simulator's tier. The residuals are {rms:.1f} ms "
+                          "RMS. Each interval below is the middle 95 % of {samples} refits. Each refit draws the "
+                          "requests with replacement."),
+    "nb.06.latency-prefill": ("A prefill costs {fixed:.1f} ms ({fixed_low:.1f}–{fixed_high:.1f}) + {per_token:.4f} ms "
+                              "a token ({per_token_low:.4f}–{per_token_high:.4f})."),
+    "nb.06.latency-write": ("A miss with a CPU tier takes {fixed:.1f} ms more ({low:.1f}–{high:.1f}): the write to "
+                            "the CPU tier."),
+    "nb.06.latency-write-per-token": ("A miss with a CPU tier takes {fixed:.1f} ms ({fixed_low:.1f}–{fixed_high:.1f}) "
+                                      "+ {per_token:.4f} ms a token ({per_token_low:.4f}–{per_token_high:.4f}) more: "
+                                      "the write to the CPU tier."),
+    "nb.06.latency-no-write": "No request was a miss with a CPU tier, so the file says nothing of the write.",
+    "nb.06.latency-load-effective": ("A load from CPU takes {extra:.1f} ms more than a GPU hit ({extra_low:.1f}–"
+                                     "{extra_high:.1f}). The file has one document length. So the fit cannot split "
+                                     "that time into a fixed cost and a cost per byte. The fit reads all of it as bytes: "
+                                     "**{bandwidth:.2f} GB/s** ({low:.2f}–{high:.2f}). This number is an **effective "
+                                     "bandwidth**: the KV bytes of a document over the whole extra time."),
+    "nb.06.latency-load-fitted": ("A load from CPU costs {fixed:.1f} ms ({fixed_low:.1f}–{fixed_high:.1f}) + the KV "
+                                  "at **{bandwidth:.2f} GB/s** ({low:.2f}–{high:.2f})."),
+    "nb.06.latency-no-load": "No request was a load from CPU, so the file says nothing of the CPU→GPU link.",
+    "nb.06.latency-held": "Held at 0 by the bound, because a cost is never below 0: {names}.",
+    "nb.06.latency-link": ("A document's KV is {megabytes:.1f} MB. A PCIe 4.0 x16 link at {link:.0f} GB/s would move "
+                           "it in {link_ms:.1f} ms. The other {rest_ms:.1f} ms of the load would be costs that do not "
+                           "grow with the bytes. Finding the chunks and starting each copy may be such costs. So the "
+                           "gap to {link:.0f} GB/s says little about the link itself."),
+    "nb.06.latency-link-faster": ("A document's KV is {megabytes:.1f} MB. A link at {link:.0f} GB/s would move it in "
+                                  "{link_ms:.1f} ms, more than the whole extra time of a load. So the KV size a "
+                                  "token is likely wrong for this file."),
+    "nb.06.what-bandwidth": "The effective CPU→GPU bandwidth (GB/s)",
     "nb.06.plot-predicted-title": "Each request: predicted against measured TTFT",
     "nb.06.plot-measured-ms": "measured TTFT (ms, log scale)",
     "nb.06.plot-predicted-ms": "the latency model's TTFT (ms, log scale)",
-    "nb.06.step7-ms": "**A prediction, not a measurement:** step 7's CPU capacities in milliseconds, from the model fitted above (GPU {gpu:,} tokens; pass 2 of fwd,fwd).",
-    "nb.06.no-engine-file": "No file from the CPU engine yet ({file} in the output folder). `python -m kvlab engine` records one on this machine's CPU in a few minutes; it needs the extra `engine`.",
-    "nb.06.engine-file": "The CPU engine's file: {requests} requests, documents of {tokens:,} tokens, a RAM cache of {cache} documents, llama.cpp {version}. Measured on a CPU, not a GPU.",
-    "nb.06.engine-agree": "{config}: {agree} of {total} requests in the group your simulator names (GPU = the live context, one document; CPU = the RAM cache): {groups}.",
+    "nb.06.plot-exact-line": "predicted exactly",
+    "nb.06.step7-ms": ("**A prediction, not a measurement:** step 7's CPU capacities in milliseconds, from the model "
+                       "fitted above. GPU {gpu:,} tokens, {docs} documents of {tokens:,} tokens, pass 2 of fwd,fwd. "
+                       "The interval is the middle 95 % of the refits."),
+    "nb.06.column-misses": "misses",
+    "nb.06.column-interval": "p50 interval (ms)",
+    "nb.06.step7-worse": ("The model predicts a CPU tier of {capacities} tokens to be slower than no CPU tier: "
+                          "{worse:.1f} ms against {none:.1f} ms. Such a tier is too small. The replay pass finds none "
+                          "of its documents there (the cliff of step 7). Yet each miss still writes its KV there "
+                          "(rule 3), at {write:.1f} ms ({low:.1f}–{high:.1f}). So a CPU tier that is too small costs "
+                          "time and saves none. Whether a real engine pays this write in full is not measured here."),
+    "nb.06.what-partial": "The document of the reverse pass that the block model calls a partial hit in baseline",
+    "nb.06.block-same": "The two models agree on every request of this file.",
+    "nb.06.block-cannot-run": "The block model cannot run on this file: {reason}",
+    "nb.06.block-too-small": ("a document and its question do not fit in a GPU tier of {gpu:,} tokens. The block "
+                              "model keeps a whole request on the GPU."),
+    "nb.06.block-residuals-same": ("Residual RMS: {document:.1f} ms with either model. The two models agree on every "
+                                   "request here, so this file cannot tell them apart."),
+    "nb.06.block-residuals": ("Residual RMS: {document:.1f} ms with your simulator's documents, {block:.1f} ms with "
+                              "blocks and chunks. This measurement supports {better}. {stand_in}"),
+    "nb.06.block-stand-in": ("The stand-in was generated from the document-level model, so it must favour that "
+                             "model. Only a real measurement can decide."),
+    "nb.06.model-document": "the document-level model",
+    "nb.06.model-block": "the block-level model",
+    "nb.06.block-cliff": ("The block model's CPU cliff at the lab's sizes: {chunks} chunks of 256 tokens, {tokens:,} "
+                          "tokens. Your simulator's cliff: {simulator:,} tokens."),
+    "nb.06.column-simulator": "your simulator",
+    "nb.06.column-block-model": "block model",
+    "nb.06.no-engine-file": ("No file from the CPU engine yet ({file} in the output folder). `python -m kvlab engine` "
+                             "records one on this machine's CPU in a few minutes. It needs the extra `engine`."),
+    "nb.06.engine-file": ("The CPU engine's file: {requests} requests, documents of {tokens:,} tokens, a RAM cache of "
+                          "{cache} documents, llama.cpp {version}. Measured on a CPU, not a GPU."),
+    "nb.06.engine-agree": ("{config}: {agree} of {total} requests in the group your simulator names (GPU = the live "
+                           "context, one document; CPU = the RAM cache): {groups}. What the times tell apart: {tells}."),
+    "nb.06.engine-run-it": ("For the whole analysis above on this file, run this notebook with `ttft` set to {file}. "
+                            "Its sizes come from its settings file."),
 
     # --- course and feedback (kvlab grade --course) -------------------------------------------------------
     "course.feedback-title": "Feedback on your hand-in: {who}",

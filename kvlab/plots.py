@@ -12,7 +12,7 @@ from .timeline import STYLE
 MARKERS = {"baseline": "o", "lmcache": "^"}   # a config is a marker; a tier is a colour
 TIER_COLORS = {tier: STYLE[tier]["color"] for tier in ("gpu", "cpu", "miss")}  # the timeline's Okabe-Ito colours
 TIER_LABELS = {"gpu": "notebook.plot-tier-gpu", "cpu": "notebook.plot-tier-cpu", "miss": "notebook.plot-tier-miss"}
-fonts.use()  # a notebook's own plt.subplots() (e.g. for tier_strip) gets the language's font too
+fonts.use()  # a notebook's own plt.subplots() (e.g. for notebook 06's latency figure) gets the language's font too
 _thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
@@ -59,7 +59,8 @@ def ttft_by_request(frame, passes, note=None):
     fig, ax = plt.subplots(figsize=(9, 4.6))
     ticks, labels, start = [], [], 0
     for index, name in enumerate(passes):
-        docs = list(dict.fromkeys(frame.loc[frame["pass"] == name].sort_values("line")["doc"]))  # read order
+        order = "read" if "read" in frame else "line"  # read: the order the requests ran (ttft.Layout.ordered)
+        docs = list(dict.fromkeys(frame.loc[frame["pass"] == name].sort_values(order)["doc"]))  # read order
         position = {doc: start + i for i, doc in enumerate(docs)}
         for config, marker in MARKERS.items():
             rows = frame[(frame["pass"] == name) & (frame["config"] == config)]
@@ -83,31 +84,6 @@ def ttft_by_request(frame, passes, note=None):
     ax.legend(handles=_legend(set(frame["tier"])), loc="center left", bbox_to_anchor=(1.01, 0.5))
     _note(fig, note)
     return fig, ax
-
-
-def tier_strip(ax, frame, errors=None, label_docs=False):
-    """One strip per config in `frame` on `ax` (linear axis): each request a dot at its TTFT, coloured by its
-    tier, and a line at the median of each tier; `errors` (config -> ms) shades a standard error around it."""
-    configs = [config for config in MARKERS if config in set(frame["config"])]
-    for x, config in enumerate(configs):
-        for tier, rows in frame[frame["config"] == config].groupby("tier"):
-            rows = rows.sort_values("line")
-            xs = [x + 0.08 * (i - (len(rows) - 1) / 2) for i in range(len(rows))]  # side by side, in read order
-            ax.scatter(xs, rows["ttft_ms"], marker=MARKERS[config], s=46, c=TIER_COLORS[tier], edgecolors="black",
-                       linewidths=0.4, zorder=3)
-            median, half = rows["ttft_ms"].median(), max(0.45, 0.04 * len(rows))
-            ax.hlines(median, x - half, x + half, color="black", linewidth=1.6, zorder=4)
-            if errors:
-                ax.fill_between([x - half, x + half], median - errors[config], median + errors[config], color="0.5",
-                                alpha=0.25, linewidth=0, zorder=2)
-            if label_docs:
-                for dx, (_, row) in zip(xs, rows.iterrows()):
-                    ax.annotate(str(row["doc"]), (dx, row["ttft_ms"]), xytext=(0, 7), textcoords="offset points",
-                                ha="center", fontsize=7, color="0.25")
-    ax.set_xticks(range(len(configs)), configs)
-    ax.set_xlim(-0.7, len(configs) - 0.3)
-    ax.grid(axis="y", alpha=0.3)
-    return ax
 
 
 def _legend(tiers):

@@ -22,7 +22,7 @@ from . import paths
 from .errors import UserError
 from .i18n import t
 
-NOTEBOOKS = paths.REPO / "notebooks"
+NOTEBOOKS, notebook_paths = paths.NOTEBOOKS, paths.notebook_paths
 KERNEL = "python3"
 
 
@@ -35,11 +35,6 @@ class Run(NamedTuple):
     notebook: object
     failures: list
     seconds: float
-
-
-def notebook_paths(folder=NOTEBOOKS):
-    """The lab's notebooks, in order: NN_topic.ipynb."""
-    return sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def kernel_env(out=None, stand_in=False, force=False):

@@ -9,6 +9,12 @@ REPO = Path(__file__).resolve().parent.parent
 COURSE_TTFT = Path("/opt/fixtures/kvoffload/ttft.jsonl")   # the real measurement, on the course machine only
 STAND_IN_TTFT = REPO / "fixtures" / "ttft.jsonl"           # the generated stand-in (fixtures/README.md)
 OTHER_PARAMETERS = "other-parameters"                      # figures at non-default parameters go here
+NOTEBOOKS = REPO / "notebooks"
+
+
+def notebook_paths(folder=NOTEBOOKS):
+    """The lab's notebooks, in order: NN_topic.ipynb."""
+    return sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def out_dir(out=None):

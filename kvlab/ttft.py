@@ -23,8 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .i18n import t
-from .latency import WARMUP_FACTOR  # an engine's first request this many times its kind's median is a warm-up
+from .lab import ARTIFACTS
+from .latency import WARMUP_FACTOR  # noqa: F401 (notebook 06 reads it): a first request this many times its median is a warm-up
 from .notebook import Line, NotReady, ParameterError
+
+MEASURED_STEP = ARTIFACTS["measured.json"]  # the step whose code reads the measured file (summarize.py)
 
 CONFIGS = ("baseline", "lmcache")
 LAB_PASSES = ("pass1-cold", "pass2-replay", "pass3-reverse")   # the order they ran in
@@ -56,7 +59,7 @@ class BrokenAssumption(NotReady):
         _state.stopped = problem
 
 
-def go_on(written=8, tiers=False):
+def go_on(written=MEASURED_STEP, tiers=False):
     """Call first in each cell after the file is read. Stops the cell in one line: "skipped" when the file broke an
     assumption above; when step `written` is not written yet (kvlab.notebook.needs); with `tiers`, when the
     simulator gave the requests no tier above. Returns True."""

@@ -28,7 +28,6 @@ from kvlab.check import conversation, engine, labsteps
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
 from kvlab.instructor import artifacts, batch, grade, gradebook, judge, layout, sandbox
-from kvlab.instructor import measured as step8
 from kvlab.instructor.reference import Reference as Live
 
 KVLAB = Path(grade.__file__).resolve().parent.parent

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, call_main, clean_env, python
+from helpers import KVLAB, STAND_IN, assert_one_line_error, call_main, clean_env, python
 from kvlab import cli, handin, lab
 from kvlab.instructor import artifacts
 

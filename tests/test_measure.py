@@ -6,7 +6,6 @@ whole file takes a few seconds. The failures are served by a small raw-socket se
 import json
 import re
 import socket
-import statistics
 import subprocess
 import sys
 import threading

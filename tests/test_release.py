@@ -19,7 +19,7 @@ from helpers import KVLAB, ROOT, STAND_IN, assert_one_line_error, clean_env, pyt
 from kvlab import check, lab
 from kvlab.check import expected
 from kvlab.errors import UserError
-from kvlab.instructor import artifacts, codetext, release
+from kvlab.instructor import artifacts, codetext, markers, release
 from kvlab.instructor import english as englishtext
 
 if sys.version_info >= (3, 11):
@@ -492,7 +492,7 @@ def test_an_editions_notebooks_are_the_instructors_but_for_cells_nothing_later_r
             if cell["cell_type"] != "code":
                 continue
             source = "\n".join(line for line in "".join(cell["source"]).split("\n")
-                                if not release._directive(line))  # nbval's directives are not the student's
+                                if not markers.directive(line))  # nbval's directives are not the student's
             kept = student.get(cell["id"])
             kept_source = "".join(kept["source"]) if kept else ""
             if kept_source != source:  # dropped, or its solution stubbed: what it bound may be missing later

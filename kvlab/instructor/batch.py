@@ -17,7 +17,6 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -30,7 +29,7 @@ from .. import summarize
 from ..errors import visible
 from ..i18n import Msg, t
 from . import judge, sandbox
-from .judge import ARTIFACT_STEP, PROCESSES, SCRIPTS, TITLES, Report
+from .judge import ARTIFACT_STEP, PROCESSES, TITLES, Report
 from .layout import LayoutError, take
 from .measured import lab_measurement, own_records
 from .reference import Reference

@@ -26,7 +26,10 @@ import tokenize
 from pathlib import Path
 from typing import NamedTuple
 
-FILES = ("kvsim.py", "scenario.py", "summarize.py", "policies.py")   # the student's files, in kvlab/
+from .. import lab
+from . import markers
+
+FILES = (*lab.SCRIPTS, *(f"{name}.py" for name in lab.EXERCISE_NAMES))   # the student's files, in kvlab/
 PREFIX = "code."
 DIRECTIVE = re.compile(r"^(?:NBVAL_\w+|BEGIN SOLUTION\b.*|END SOLUTION\b.*|!.*|-\*-.*)$")
 TOOL = re.compile(r"^(?:noqa(?::\s*[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*)?|type:\s*ignore\S*|pragma:\s*no cover)\s*")
@@ -225,8 +228,7 @@ def numbered(found, prefix):
 
 def student_file(text, filename):
     """What the student edition holds of one of FILES: each solution region is `...` (its text is the answer's)."""
-    from .release import _replace  # release imports documents, which imports this module
-    return _replace(text, filename, lambda begin, flag: ["..."])
+    return markers.replace(text, filename, lambda begin, flag: ["..."])
 
 
 def file_entries(package):
@@ -247,13 +249,12 @@ def _cell_source(cell):
 
 def student_cell(cell, where="cell"):
     """What the student edition holds of a code cell, or None (an instructor cell)."""
-    from .release import _directive, _prompt, _replace, _tags
-    tags = _tags(cell)
+    tags = markers.tags(cell)
     if "instructor" in tags:
         return None
     source = _cell_source(cell)
-    source = _prompt(source) if "solution" in tags else _replace(source, where, lambda begin, flag: ["..."])
-    return "\n".join(line for line in source.split("\n") if not _directive(line))
+    source = markers.prompt(source) if "solution" in tags else markers.replace(source, where, lambda begin, flag: ["..."])
+    return "\n".join(line for line in source.split("\n") if not markers.directive(line))
 
 
 def cell_entries(stem, cell):

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from ..i18n import SOURCE, NotTranslated, catalog
-from ..nbrun import NOTEBOOKS, notebook_paths
+from ..paths import NOTEBOOKS, notebook_paths
 from ..paths import REPO
 from . import codetext
 

@@ -31,9 +31,7 @@ __all__ = ["TITLES", "read_text", "Report", "Row", "Wrong", "hold_back", "printa
 
 ARTIFACT_STEP, SCRIPTS = lab.ARTIFACTS, lab.SCRIPTS
 PROCESSES = lab.PROCESSES   # {student module: its steps}: {"kvsim": (1, 5), "scenario": (2, 3, 4, 6, 7), ...}
-CLASSES = lab.STEPS[lab.NUMBERS[0]].process       # the module of the classes (kvsim): the others run on it
-COMMANDS = tuple(name for name in PROCESSES if name != CLASSES and any(  # the modules that run on the classes
-    number in lab.STEPS[later].runs_on for later in PROCESSES[name] for number in PROCESSES[CLASSES]))
+CLASSES, COMMANDS = lab.CLASSES, lab.COMMANDS     # kvsim; the modules that run on it (scenario)
 STEP_SCRIPT = {number: step.file[:-3] for number, step in lab.STEPS.items()}
 OTHER_ROW = 1          # the weight of a row that is none of the step's rules ("the code is there")
 PACKAGE = Path(__file__).resolve().parent.parent

@@ -7,6 +7,8 @@ from pathlib import Path
 from . import sandbox
 from .judge import SCRIPTS
 
+CLASSES_FILE = SCRIPTS[0]  # kvsim.py: the file that says where a hand-in's lab files are
+
 MOST_ZIP_ENTRIES = 1_000          # entries of a .zip hand-in looked at
 MOST_ZIP_BYTES = 50_000_000       # bytes a .zip hand-in may unpack to, all files together
 IGNORED_FOLDERS = ("__MACOSX",)   # what archivers add beside the hand-in
@@ -53,11 +55,11 @@ def locate(folder):
     """
     folder = Path(folder)
     found = _at(folder)
-    if found[2] or _lab_file(folder / "kvsim.py"):
+    if found[2] or _lab_file(folder / CLASSES_FILE):
         return found
     inner = _subfolders(folder)
-    holding = [name for name in inner if _lab_file(folder / name / "kvsim.py") or
-               _lab_file(folder / name / "kvlab" / "kvsim.py")]
+    holding = [name for name in inner if _lab_file(folder / name / CLASSES_FILE) or
+               _lab_file(folder / name / "kvlab" / CLASSES_FILE)]
     lab_files = any(_lab_file(folder / name) for name in sandbox.LAB_FILES)
     if len(holding) == 1 or (len(inner) == 1 and not lab_files):
         one = holding[0] if len(holding) == 1 else inner[0]
@@ -69,7 +71,7 @@ def locate(folder):
 def _at(folder):
     """(scripts, artifacts, flags) for `folder` itself: the student edition's tree, else the lab's layout."""
     edition = folder / "kvlab"
-    if not _lab_file(folder / "kvsim.py") and _lab_file(edition / "kvsim.py") and not edition.is_symlink():
+    if not _lab_file(folder / CLASSES_FILE) and _lab_file(edition / CLASSES_FILE) and not edition.is_symlink():
         artifacts = folder / "artifacts"
         if artifacts.is_dir() and not artifacts.is_symlink():
             return edition, artifacts, {"layout-edition": "kvlab/, artifacts/"}

@@ -85,14 +85,14 @@ class Fresh:
     def __call__(self):
         if self.kvsim is not None:  # a scenario.py over a kvsim.py made anew: it imports the new one
             import sys
-            sys.modules[f"{self.package}.kvsim"] = self.kvsim()
+            sys.modules[f"{self.package}.{lab.CLASSES}"] = self.kvsim()
         return load_module(self.name, self.source, self.package)
 
 
 def reference_modules():
     """{student module name: the reference module}: kvsim, scenario, summarize, policies."""
-    from .. import kvsim, policies, scenario, summarize
-    return {"kvsim": kvsim, "scenario": scenario, "summarize": summarize, "policies": policies}
+    import importlib
+    return {name: importlib.import_module(f"kvlab.{name}") for name in (*lab.MODULE_NAMES, *lab.EXERCISE_NAMES)}
 
 
 def run_here(jobs, modules, timeout=TIMEOUT):
@@ -260,17 +260,20 @@ def _package(name, kvsim):
     holder = types.ModuleType(name)
     holder.__path__ = []
     sys.modules.setdefault(name, holder)
-    sys.modules[f"{name}.kvsim"] = kvsim
+    sys.modules[f"{name}.{lab.CLASSES}"] = kvsim
     return name
 
 
 def on_kvsim(modules, kvsim):
-    """The hand-in's modules with its scenario.py loaded anew on `kvsim` (the reference's standing in)."""
-    scenario = modules["scenario"]
-    source = scenario.source if isinstance(scenario, Fresh) else getattr(scenario, "__source__", None) \
-        or Path(scenario.__file__).read_text(encoding="utf-8")
-    package = _package(f"_kvlab_on_{abs(hash((source, id(kvsim))))}", kvsim)
-    return {**modules, "kvsim": kvsim, "scenario": load_module(f"{package}.scenario", source, package=package)}
+    """The hand-in's modules with its commands (scenario.py) loaded anew on `kvsim` (the reference's standing in)."""
+    modules = {**modules, lab.CLASSES: kvsim}
+    for name in lab.COMMANDS:
+        command = modules[name]
+        source = command.source if isinstance(command, Fresh) else getattr(command, "__source__", None) \
+            or Path(command.__file__).read_text(encoding="utf-8")
+        package = _package(f"_kvlab_on_{abs(hash((source, id(kvsim))))}", kvsim)
+        modules[name] = load_module(f"{package}.{name}", source, package=package)
+    return modules
 
 
 def handin_modules(plant=None):
@@ -283,15 +286,17 @@ def handin_modules(plant=None):
     import sys
     stem = plant.file[:-3]
     source = planted_source(plant, Path(modules[stem].__file__).read_text(encoding="utf-8"))
-    package = _package(f"_kvlab_handin_{abs(hash((plant.file, plant.qualname, str(plant.old))))}", modules["kvsim"])
+    package = _package(f"_kvlab_handin_{abs(hash((plant.file, plant.qualname, str(plant.old))))}",
+                       modules[lab.CLASSES])
     planted = load_module(f"{package}.{stem}", source, package=package)
     sys.modules[f"{package}.{stem}"] = planted
     modules[stem] = Fresh(f"{package}.{stem}", source, package) if plant.fresh else planted
-    if stem == "kvsim":  # scenario.py imports the hand-in's own kvsim.py
-        fresh = modules["kvsim"]
+    if stem == lab.CLASSES:  # scenario.py imports the hand-in's own kvsim.py
+        fresh = modules[stem]
         modules = on_kvsim(modules, planted)
         if plant.fresh:  # both made anew for every job, as a student's process imports them
-            scenario = modules["scenario"]
-            modules["scenario"] = Fresh(scenario.__name__, scenario.__source__, scenario.__package__, kvsim=fresh)
-        modules["kvsim"] = fresh
+            for name in lab.COMMANDS:
+                command = modules[name]
+                modules[name] = Fresh(command.__name__, command.__source__, command.__package__, kvsim=fresh)
+        modules[stem] = fresh
     return modules

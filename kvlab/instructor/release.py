@@ -20,7 +20,8 @@ from typing import NamedTuple
 from .. import paths
 from ..errors import UserError
 from ..i18n import LANGS, SOURCE, NotTranslated, t
-from . import codetext, documents
+from . import codetext, documents, markers
+from .markers import ANY_MARKER, STEP, MarkerError, regions
 
 REPO = paths.REPO
 PACKAGE = REPO / "kvlab"
@@ -28,18 +29,6 @@ TEMPLATES = Path(__file__).resolve().parent / "student"   # copied to OUT under 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}          # never copied, wherever they are
 MIN_LEAK = 20           # a solution line this long (normalize()d) must not appear anywhere in the edition
 NEVER = {"make_ttft.py", "grade.py", "sandbox.py"}   # instructor-only file names
-
-# Markers are whole comment lines, as in nbgrader and otter: BEGIN SOLUTION opens a region (an
-# optional flag "..." makes its stub `...`), END SOLUTION closes it; regions do not nest.
-BEGIN = re.compile(r"^#+\s*BEGIN SOLUTION\b(.*)$")
-END = re.compile(r"^#+\s*END SOLUTION\b")
-ANY_MARKER = re.compile(r"#+\s*(BEGIN|END) SOLUTION")    # how reviewers find markers: anywhere in a line
-STEP = re.compile(r"^#+\s*(Step|Exercise)\s+(\d+)\b")
-
-
-class MarkerError(UserError):
-    """Solution markers that do not pair up; the message names the file and the line."""
-
 
 class Edition(NamedTuple):
     """What build() wrote: the folder, its files (relative paths), the stubbed files, the answers stored."""
@@ -51,47 +40,6 @@ class Edition(NamedTuple):
 
 
 # Pure transforms
-
-
-def regions(lines, filename):
-    """[(begin, end, flag)]: the 0-based line numbers of each region's two markers, and the BEGIN flag."""
-    found, opened = [], None
-    for number, line in enumerate(lines):
-        text = line.strip()
-        begin, end = BEGIN.match(text), END.match(text)
-        if not (begin or end):
-            if ANY_MARKER.search(line):
-                raise MarkerError(f"{filename}, line {number + 1}: a solution marker must be a comment line "
-                                  "of its own")
-            continue
-        if begin:
-            if opened is not None:
-                raise MarkerError(f"{filename}, line {number + 1}: BEGIN SOLUTION inside the region opened on "
-                                  f"line {opened[0] + 1} (regions do not nest)")
-            flag = begin.group(1).strip()
-            if flag not in ("", "..."):
-                raise MarkerError(f"{filename}, line {number + 1}: unknown flag {flag!r} after BEGIN SOLUTION "
-                                  "(the only one is ...)")
-            opened = (number, flag)
-        else:
-            if opened is None:
-                raise MarkerError(f"{filename}, line {number + 1}: END SOLUTION without a BEGIN SOLUTION before it")
-            found.append((opened[0], number, opened[1]))
-            opened = None
-    if opened is not None:
-        raise MarkerError(f"{filename}, line {opened[0] + 1}: BEGIN SOLUTION is never closed")
-    return found
-
-
-def _replace(text, filename, stub):
-    """`text` with each region (markers included) replaced by the lines stub(begin, flag) returns, indented."""
-    lines = text.splitlines(keepends=True)
-    kept, last = [], 0
-    for begin, end, flag in regions(lines, filename):
-        indent = lines[begin][:len(lines[begin]) - len(lines[begin].lstrip())]
-        kept += lines[last:begin] + [indent + line + "\n" for line in stub(begin, flag)]
-        last = end + 1
-    return "".join(kept + lines[last:])
 
 
 def _functions(tree):
@@ -142,30 +90,7 @@ def stub_source(text, filename, lang=SOURCE):
                 return [f"raise NotImplementedError({json.dumps(text, ensure_ascii=False)})"]
         raise MarkerError(f"{filename}, line {begin + 1}: no `# Step N:` comment above this region in {qualname}")
 
-    return _replace(text, filename, stub)
-
-
-def _tags(cell):
-    return list(cell.get("metadata", {}).get("tags", []))
-
-
-def _leading_comments(source):
-    """The comment (and blank) lines a code cell starts with."""
-    lines = source.splitlines()
-    code = next((index for index, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")),
-                len(lines))
-    return lines[:code]
-
-
-def _directive(line):
-    """True for an nbval comment (# NBVAL_CHECK_OUTPUT): instructions to the test runner, not to the student."""
-    return line.strip().startswith("# NBVAL_")
-
-
-def _prompt(source):
-    """What a solution code cell keeps: its leading comment lines (nbval directives dropped)."""
-    kept = [line for line in _leading_comments(source) if not _directive(line)]
-    return "\n".join(kept).strip("\n")
+    return markers.replace(text, filename, stub)
 
 
 def answer_cell(lang=SOURCE):
@@ -187,22 +112,24 @@ def student_notebook(nb, filename="notebook", lang=SOURCE):
     student = copy.deepcopy(nbformat.from_dict(nb))
     cells = []
     for index, cell in enumerate(student.cells):
-        tags = _tags(cell)
+        tags = markers.tags(cell)
         if "instructor" in tags:
             continue
-        if "solution" in tags and index and "answer" in _tags(student.cells[index - 1]):
+        if "solution" in tags and index and "answer" in markers.tags(student.cells[index - 1]):
             continue  # the `answer` cell before it is where the student writes (it is kept as it is)
         where = f"{filename}, cell {index + 1}"
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
         if cell.cell_type == "code":
-            source = _prompt(source) if "solution" in tags else _replace(source, where, lambda begin, flag: ["..."])
-            source = "\n".join(line for line in source.split("\n") if not _directive(line))  # nbval's, not the student's
+            source = markers.prompt(source) if "solution" in tags else \
+                markers.replace(source, where, lambda begin, flag: ["..."])
+            source = "\n".join(line for line in source.split("\n")
+                               if not markers.directive(line))  # nbval's, not the student's
             cell.outputs, cell.execution_count = [], None
         elif "solution" in tags:
             source = answer_cell(lang)
             cell.pop("attachments", None)
         else:
-            source = _replace(source, where, lambda begin, flag: answer_cell(lang).splitlines())
+            source = markers.replace(source, where, lambda begin, flag: answer_cell(lang).splitlines())
         cell.source = source
         cell.metadata.pop("execution", None)  # timing of the instructor's run
         rest = [tag for tag in tags if tag not in ("solution", "instructor")]
@@ -238,10 +165,10 @@ def notebook_solution_lines(nb, min_length=MIN_LEAK):
     for cell in nb["cells"]:
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
         found |= solution_lines(source, min_length)
-        if "solution" in _tags(cell):
-            start = len(_leading_comments(source)) if cell["cell_type"] == "code" else 0
+        if "solution" in markers.tags(cell):
+            start = len(markers.leading_comments(source)) if cell["cell_type"] == "code" else 0
             found |= {line.strip() for line in source.splitlines()[start:]
-                      if len(line.strip()) >= min_length and not _directive(line)}
+                      if len(line.strip()) >= min_length and not markers.directive(line)}
     return found
 
 

@@ -27,6 +27,10 @@ ARTIFACTS = {name: number for number, step in STEPS.items() for name in step.art
 NAMES = tuple(ARTIFACTS)  # the six JSON files, in step order
 PROCESSES = {name: tuple(number for number, step in STEPS.items() if step.process == name) for name in MODULE_NAMES}
 MESSAGES = {key: text for module in (*MODULES, *EXERCISE_MODULES) for key, text in module.MESSAGES.items()}
+CLASSES = STEPS[NUMBERS[0]].process  # the module of the classes (kvsim): the commands run on it
+COMMANDS = tuple(name for name in PROCESSES if name != CLASSES and any(  # the modules that run on the classes
+    number in STEPS[later].runs_on for later in PROCESSES[name] for number in PROCESSES[CLASSES]))
+EXERCISE_NAMES = tuple(dict.fromkeys(one.file[:-3] for one in EXERCISES.values()))  # policies
 
 
 def step(number):

@@ -14,7 +14,6 @@ If --cpu is refused, or changes nothing at all, step 6 is not written yet.
 from . import commands
 from .base import Misconception, Plant, Rule, StepSpec, by_size
 from .numbers import FWD_FWD_REV, GPU, OFFLOAD_CPU
-from .outcomes import compared
 from .step2_scenario import file_holds, file_view
 
 NUMBER = 6

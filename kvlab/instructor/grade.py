@@ -11,7 +11,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from ..errors import UserError
 from . import sandbox
 from .batch import DEFAULT_TIMEOUT, MOST_JOBS, grade_all, seed_fingerprint, shown
@@ -128,7 +128,7 @@ def run(args):
             coursebook.write_feedback(args.feedback, scoring, grades, force=args.force, practice=practice)
         if args.report and not interrupted:
             coursebook.write_report(args.report, scoring, grades, force=args.force, practice=practice)
-    except summarize.InputError as error:
+    except files.Refused as error:
         raise UserError(str(error)) from None
     passed = all(grade.passed for grade in grades)
     applied = sandbox.limits() if isolation else {"isolation": "none (KVLAB_NO_ISOLATION=1): no limit applies"}
@@ -183,8 +183,8 @@ def default_seed():
         seed = secrets.randbelow(10 ** 9)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            summarize.write_atomically(path, f"{seed}\n")
-        except (OSError, summarize.InputError):
+            files.write_atomically(path, f"{seed}\n")
+        except OSError:
             pass  # a seed that cannot be kept still grades this run
         return seed
 

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from .batch import shown
 from .judge import TITLES
 
@@ -65,7 +65,7 @@ class Gradebook:
             out.write(self.render([grade], header=False))
 
     def close(self, grades):
-        summarize.write_atomically(self.path, self.render(grades))
+        files.write_atomically(self.path, self.render(grades))
         self.partial.unlink(missing_ok=True)
 
 

@@ -42,11 +42,12 @@ def read_order(order, docs):
     """The document ids in the order one pass reads them: "fwd" 0 … docs-1, "rev" docs-1 … 0."""
     # Step 2: return the list of ids for a "fwd" or a "rev" pass; raise ValueError for any other name.
     # BEGIN SOLUTION
+    upward = list(range(docs))  # 0, 1, ..., docs-1
     if order == "fwd":
-        return list(range(docs))
+        return upward
     if order == "rev":
-        return list(reversed(range(docs)))
-    raise ValueError(f"unknown pass {order!r} (expected fwd or rev)")
+        return upward[::-1]
+    raise ValueError(f"{order!r} is not a pass: a pass is fwd or rev")
     # END SOLUTION
 
 

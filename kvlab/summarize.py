@@ -41,17 +41,17 @@ def read_records(path):
     records = []
     with open(path, encoding="utf-8-sig") as file:  # utf-8-sig: a byte order mark at the start is no text
         for number, line in enumerate(file, start=1):
-            if not line.strip():
-                continue  # a blank line: the lab's files have some
+            if line.strip() == "":  # a blank line counts for nothing
+                continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"{path}, line {number}: not valid JSON ({error.msg})") from None
-            if not isinstance(record, dict) or not set(FIELDS) <= record.keys():
+                row = json.loads(line)
+            except json.JSONDecodeError as bad:
+                raise InputError(f"{path}, line {number}: not valid JSON ({bad.msg})") from None
+            if not isinstance(row, dict) or not set(FIELDS) <= row.keys():
                 raise InputError(f"{path}, line {number}: not an object with the fields {', '.join(FIELDS)}")
-            if record["config"] not in CONFIGS:
-                raise InputError(f"{path}, line {number}: config {record['config']!r} is not baseline or lmcache")
-            records.append(record)
+            if row["config"] not in CONFIGS:
+                raise InputError(f"{path}, line {number}: config {row['config']!r} is not baseline or lmcache")
+            records.append(row)
     return records
     # END SOLUTION
 
@@ -105,10 +105,10 @@ def main(argv=None):
         text = to_json(summarize(read_records(source)))  # all of it before the output file is opened
         with open(target, "w", encoding="utf-8") as out:
             out.write(text)
-    except InputError as error:
-        raise SystemExit(f"summarize.py: error: {error}") from None
-    except OSError as error:
-        raise SystemExit(f"summarize.py: error: {error.filename}: {error.strerror}") from None
+    except InputError as problem:
+        raise SystemExit(f"summarize.py: error: {problem}") from None
+    except OSError as failure:
+        raise SystemExit(f"summarize.py: error: {failure.filename}: {failure.strerror}") from None
     # END SOLUTION
 
 

@@ -149,7 +149,7 @@ def plants():
                                                           "        cache = TwoTierCache(gpu, cpu)\n")],
         "hit-docs-order": [Plant(FILE, "run", "        results.append(counts)",
                                  '        counts["hit_docs"].sort()\n        results.append(counts)')],
-        "rev-order": [Plant(FILE, "read_order", "return list(reversed(range(docs)))", "return list(range(docs))")],
+        "rev-order": [Plant(FILE, "read_order", "return upward[::-1]", "return upward")],
         "text-on-stdout": [Plant(FILE, "main", parsed, parsed + '    print(f"Simulating {args.docs} documents")\n')],
         "several-json": [Plant(FILE, "main", printed, '    for one in result["passes"]:\n'
                                                       '        sys.stdout.write(json.dumps(one) + "\\n")')],

@@ -414,8 +414,8 @@ def plants():
         "not-rounded": [Plant(FILE, "summarize", '"p50_ms": round(p50, 1)', '"p50_ms": p50')],
         "pass-names": [Plant(FILE, "summarize", 'ttfts[record["config"]].setdefault(record["pass"], [])',
                              'ttfts[record["config"]].setdefault(record["pass"].split("-")[0], [])')],
-        "blank-lines": [Plant(FILE, "read_records", "            if not line.strip():\n"
-                                                     "                continue  # a blank line: the lab's files have some\n", "")],
+        "blank-lines": [Plant(FILE, "read_records", '            if line.strip() == "":  # a blank line counts for nothing\n'
+                                                     "                continue\n", "")],
         "n-count": [Plant(FILE, "summarize", '{"n": n,', '{"n": n + 1,')],
     }
     # END SOLUTION

@@ -38,7 +38,7 @@ def pytest_configure(config):
 # take files greedily in this order finish close together (each file stays on one worker, in its own order).
 SLOW_FIRST = ("test_release.py", "test_notebooks.py", "test_parity_scripts.py", "test_grade.py",
               "test_parity_caches.py", "test_hostile_sandbox.py", "test_autograder.py", "07_beyond_lru.ipynb",
-              "06_measured_ttft.ipynb", "02_cyclic_scan.ipynb", "03_gpu_cliff.ipynb", "test_course.py",
+              "06_measured_ttft.ipynb", "02_cyclic_scan.ipynb", "03_gpu_cliff.ipynb", "test_course.py", "test_red_team.py",
               "test_check.py", "05_cpu_cliff.ipynb", "test_measure.py")
 
 

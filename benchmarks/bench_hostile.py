@@ -6,7 +6,9 @@ Starts the sandbox `--runs` times on a one-line script, each in a budget of its 
 this machine allows one: the hand-in's group and the run's, made and removed each time) and as many
 times with no budget (rlimits only); then the making and removing of a budget alone; then one run
 whose script sends 400 MB down the result channel, with the grader's peak memory (Python's, by
-tracemalloc, and the process's peak RSS, reset before). Prints the figures; nothing is asserted.
+tracemalloc, and the process's peak RSS, reset before), and how soon a job past its CPU limit is
+stopped (tests/test_hostile_sandbox.py checks what happens, never how soon). Prints the figures;
+nothing is asserted.
 """
 import argparse
 import statistics
@@ -68,6 +70,16 @@ def main(argv=None):
                     pass
             each = (time.perf_counter() - began) / args.runs
             print(f"a budget and a run group made and removed: {each * 1000:.2f} ms")
+            (Path(folder) / "waits.py").write_text("import time\ntime.sleep(0.4)\nprint('woke')\n")
+            (Path(folder) / "loops.py").write_text("while True:\n    pass\n")
+            with sandbox.budget() as budget:
+                began = time.perf_counter()
+                kinds = [outcome["kind"] for outcome in run.run_jobs(
+                    folder, [run.script_job(name) for name in ("waits.py", "loops.py", "hello.py")], timeout=0.3,
+                    backend=sandbox.Bubblewrap(budget=budget))]
+                took = time.perf_counter() - began
+            print(f"a 0.4 s sleep, then an endless loop, at a 0.3 s CPU limit: {kinds} in {took:.2f} s "
+                  f"(the CPU limit's, not the wall clock's: a quiet machine takes about 0.4 + 0.3 s and a start)")
         reset_peak()
         before = peak_rss()
         tracemalloc.start()

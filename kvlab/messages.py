@@ -25,6 +25,9 @@ MESSAGES = {
     "check.held-by-step": "Held back: step {step} fails above, and this step runs on your {file}. Fix step {step} first.",
     "grade.on-reference-kvsim": "Your kvsim.py fails step 1 or step 5, so this step ran your scenario.py on the lab's reference kvsim.py: one kvsim.py mistake costs only steps 1 and 5. Only each rule's verdict and hint are shown.",
     "grade.ttft-not-compared": "Step 8's numbers were not compared with a course measurement: the grader had none, and used {path}.",
+    "grade.your-hand-in": "your hand-in",
+    "grade.course-measurement": "the course's ttft.jsonl",
+    "grade.lab-measurement": "the lab's ttft.jsonl",
     "grade.ttft-not-compared-course": ("Step 8's ttft.jsonl was not compared with a course measurement: the course file "
                                        "names none (kvlab course init --measurement FILE)."),
     "check.follows-from-step": "Not counted here: this comes from step {step}'s code (see step {step}).",
@@ -113,6 +116,7 @@ MESSAGES = {
     "seen.pass-names": "{what}, {config}: your pass names are {names}.",
     "seen.and-then": "{cause} What happened: {happened}",
     "seen.refused": "{files}: hand in the file itself.",
+    "seen.not-allowed-import": "{file} imports {module}, which the lab does not allow: only Python's standard library is there when your scripts run.",
     "seen.shadows": "{files}: {imports} in {script} or a file it imports finds it first.",
     "seen.file-is": "{file} is {why}",
     "seen.list-semicolon": "{first}; {rest}",
@@ -212,6 +216,7 @@ MESSAGES = {
     "hint.missing-class": "kvsim.py must define LRUCache (step 1) and TwoTierCache (step 5), with these names.",
     "hint.missing-method": "Your class lacks a method or attribute that the lab names (access, used, keys, in; gpu and cpu for TwoTierCache). Keep every name the stub has.",
     "hint.import-failed": "Importing the module failed: fix the error it names.",
+    "hint.not-allowed-import": "Your code imports a module that is not part of Python's standard library. The lab's scripts run with Python alone: write that part with the standard library.",
     "hint.shadows-stdlib": "A file of yours has the name of a standard-library module, so your scripts import it instead of Python's own. Rename it.",
     "hint.killed": "The run was killed.",
     "hint.protocol": "The run ended without reporting its results.",
@@ -747,6 +752,8 @@ MESSAGES = {
     "course.too-late": ("Handed in {days} day late, more than the {most} days the course accepts: your total is 0 of {max_total}.",
                         "Handed in {days} days late, more than the {most} days the course accepts: your total is 0 of {max_total}."),
     "course.total-line": "Your total is {total} of {max_total}.",
+    "course.extension-line": "Your due date was extended to {due}: {reason}.",
+    "course.override-line": "Your total was set by hand to {total} of {max_total}: {reason}.",
     "course.failing-title": "What to fix",
     "course.failing-step": "Step {number}: {title}",
     "course.rule-line": "Rule: {rule}",
@@ -754,6 +761,7 @@ MESSAGES = {
     "course.hidden-note": "Some rules use hidden random cases: their rows never show the cases.",
     "course.not-checked-title": "What was not checked",
     "course.all-checked": "Every rule of every step was checked.",
+    "course.note-steps": ("Step {steps}: {note}", "Steps {steps}: {note}"),
     "course.skipped-rules": ("Step {number}: {count} rule was not checked.", "Step {number}: {count} rules were not checked."),
 
     # --- the class report (kvlab grade --report): for the instructor, in the course's language -------------

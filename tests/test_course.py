@@ -16,7 +16,7 @@ from helpers import summary_of
 from kvlab import cli, handin
 from kvlab.check.report import Report, Row
 from kvlab.i18n import Msg, t
-from kvlab.instructor import artifacts, batch, course as courses, coursebook, grade, sandbox
+from kvlab.instructor import artifacts, batch, course as courses, coursebook, grade, gradebook, sandbox
 from kvlab.instructor.measured import lab_measurement
 
 AVAILABLE, WHY = sandbox.available()
@@ -146,8 +146,8 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
         outputs.append((out, files))
     assert outputs[0] == outputs[1] and len(seeds) == 4 and len(set(seeds)) == 1
     out, files = outputs[0]
-    assert sorted(map(str, files)) == ["feedback/bob.html", "feedback/bob.md", "feedback/s1001.html",
-                                       "feedback/s1001.md", "g.csv"]
+    assert sorted(map(str, files)) == ["feedback/s1001.html", "feedback/s1001.md", "feedback/unlisted-bob.html",
+                                       "feedback/unlisted-bob.md", "g.csv"]
     for text in [out, *(data.decode() for data in files.values())]:
         assert SECRET not in text and seeds[0] not in text  # neither the secret nor the seed it keys
     assert json.loads(out)["course"] == courses.load(path).fingerprint
@@ -156,7 +156,7 @@ def test_one_course_file_gives_byte_identical_outputs_on_two_machines(tmp_path, 
     draws = {seed: courses.lab_table.rng_for(seed, 1, "lru.hidden-random").random() for seed in (seeds[0], other.seed)}
     assert len(set(draws.values())) == 2  # another secret, other hidden cases
     rows = list(csv.reader(io_text(files[Path("g.csv")])))
-    assert rows[0] == coursebook.CSV_HEADER and [row[:2] for row in rows[1:]] == [["s1001", "alice"], ["", "bob"]]
+    assert rows[0] == gradebook.COURSE_HEADER and [row[:2] for row in rows[1:]] == [["s1001", "alice"], ["", "bob"]]
     feedback = files[Path("feedback/s1001.html")].decode()  # the Markdown escapes move_to_end's underscores
     assert t("hint.fifo") in feedback and str(Msg("rule.artifact", file="lru.hidden-random")) in feedback
 
@@ -247,14 +247,17 @@ def test_three_real_hand_ins_graded_for_a_course_end_to_end(reference, tmp_path,
     monkeypatch.setenv("KVLAB_TTFT", str(dropped / "ttft.jsonl"))  # ignored with a course: its measurement counts
     monkeypatch.setenv(grade.NO_ISOLATION, "1")
     monkeypatch.setattr(courses, "newest_mtime", lambda folder: datetime.datetime(2026, 12, 1).timestamp())
-    code, out, err = run_cli(["grade", "--course", str(path), "--csv", str(tmp_path / "g.csv"), "--feedback",
-                              str(tmp_path / "fb"), "--report", str(tmp_path / "report"), "--", str(good), str(bad),
-                              str(dropped)], capsys)
+    code, out, err = run_cli(["grade", "--course", str(path), "--csv", str(tmp_path / "g.csv"), "--canvas",
+                              str(tmp_path / "canvas.csv"), "--feedback", str(tmp_path / "fb"), "--report",
+                              str(tmp_path / "report"), "--", str(good), str(bad), str(dropped)], capsys)
     assert code == 1 and courses.load(path).fingerprint in out
     course = courses.load(path)
+    canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
+    assert canvas[0][-1] == "kvlab" and canvas[1][0] == "Points Possible" and [row[2] for row in canvas[2:]] == \
+        ["s1", "s2", ""]  # the roster's two students, then the folder it does not name
     rows = list(csv.reader((tmp_path / "g.csv").open()))
     assert rows[1][:10] == ["s1", "good", *(coursebook.number(course.step_points[n]) for n in range(1, 9))]
-    assert rows[1][10:13] == [str(course.max_total)] * 2 + ["0"] and "identical-to-reference" in rows[1][13]
+    assert rows[1][10:13] == [str(course.max_total)] * 2 + ["0"] and "similar-to-reference" in rows[1][13]
     assert rows[2][9] != str(course.step_points[8]) and rows[2][12] == "1"
     assert float(rows[2][10]) == round(sum(map(float, rows[2][2:10])) * 0.75, 2)
     assert rows[3][1] == "dropped" and rows[3][9] != str(course.step_points[8]) and "ttft-changed" in rows[3][13]

@@ -149,13 +149,12 @@ def test_without_a_cgroup_the_limits_say_per_process_only(monkeypatch):
 def test_a_flood_of_the_result_channel_is_stopped_where_it_happens(folder, script):
     tracemalloc.start()
     try:
-        started = time.monotonic()
         flood, after = run.run_jobs(folder, jobs(script, "hello.py"), backend=sandbox.Bubblewrap())
-        took, peak = time.monotonic() - started, tracemalloc.get_traced_memory()[1]
+        peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert (flood["kind"], after["kind"]) == (("flood" if script == "floods.py" else "protocol"), "not-run")
-    assert took < 2.0 and peak < 2 * MB, (took, peak)  # 400 MB were sent
+    assert peak < 2 * MB, peak  # 400 MB were sent (how long it takes: benchmarks/bench_hostile.py)
 
 
 def test_a_line_over_its_bound_is_never_decoded(monkeypatch):
@@ -226,9 +225,9 @@ def test_a_spinner_in_new_sessions_does_not_make_an_honest_run_late(folder, monk
 
 @needs_cgroup
 def test_a_jobs_limit_is_its_cpu_time_and_the_wall_clock_a_backstop(folder):
-    (waits, loops, after), _, took = graded(folder, ["waits.py", "loops.py", "hello.py"], timeout=0.3)
+    (waits, loops, after), _, _ = graded(folder, ["waits.py", "loops.py", "hello.py"], timeout=0.3)
     assert (waits["kind"], waits["stdout"], loops["kind"], after["kind"]) == ("ok", "woke\n", "timeout", "not-run")
-    assert took < 0.4 + 3 * 0.3 + 0.5
+    # how soon the loop is stopped depends on the machine's load: benchmarks/bench_hostile.py measures it
 
 
 @needs_cgroup
@@ -239,13 +238,11 @@ def test_the_students_own_exit_137_is_its_exit_code_not_a_kill(folder):
 
 
 @needs_cgroup
-def test_a_budget_costs_a_few_milliseconds_and_leaves_nothing(tmp_path):
-    started = time.perf_counter()
-    for _ in range(10):
+def test_a_budget_leaves_nothing(tmp_path):
+    for _ in range(3):  # what one costs: benchmarks/bench_hostile.py
         with sandbox.budget(memory=CAP) as budget:
             with budget.run() as group:
                 assert group.has_clock and group.cpu_seconds() == 0
-    assert (time.perf_counter() - started) / 10 < 0.005
     for parent in HIERARCHY.parents.values():
         assert not [entry for entry in os.scandir(parent) if entry.is_dir()
                     and entry.name.startswith(f"{os.getpid()}-")]

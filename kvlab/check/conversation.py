@@ -9,11 +9,13 @@ process. Nothing the student's code does makes this raise.
 from . import run
 
 
-def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, files=None, transform=None, kinds=None):
+def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, files=None, transform=None, kinds=None,
+         late=None):
     """Run `generator` to its end, its Requests on the code in `folder`; its return value.
 
     `transform(jobs, request) -> jobs` may change a Request's jobs before they are sent (stand-ins);
-    `kinds`, a set, gets the kind of every outcome (a timeout may be the machine's: the grade is not cached).
+    `kinds`, a set, gets the kind of every outcome (a timeout may be the machine's: the grade is not cached);
+    `late()`, if given, is asked before each process starts: True answers its jobs "timeout" without one.
     """
     def noted(outcomes):
         if kinds is not None:
@@ -47,9 +49,9 @@ def talk(generator, folder, *, timeout=run.TIMEOUT, backend=None, copy=None, fil
             return (jobs_of(state["request"]), {})
 
         first = jobs_of(request)
-        if not first:  # nothing to run: an empty answer, without a process
+        if not first or (late is not None and late()):  # nothing to run, or no time left: no process
             try:
-                request = generator.send([])
+                request = generator.send(noted([run.failed(job, "timeout") for job in first]))
             except StopIteration as stop:
                 return stop.value
             continue

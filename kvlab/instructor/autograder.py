@@ -34,7 +34,6 @@ import os
 import sys
 import tempfile
 import zipfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from .. import paths
@@ -47,8 +46,9 @@ MANIFEST = "bundle.json"
 SOURCE = "/autograder/source"
 RESULTS = "/autograder/results/results.json"
 SUBMISSION = "/autograder/submission"
-NOBODY_ENV = {"PATH": "/usr/bin:/bin", "LC_CTYPE": "C.UTF-8", "HOME": "/tmp"}  # as the sandbox's (ENVIRONMENT)
-INSTRUCTOR_FLAGS = ("identical-to-reference", "identical-hand-ins")  # for the instructor's eyes, never a student's
+INSTRUCTOR_FLAGS = ("similar-to-reference", "similar-hand-ins", "not-read")  # for the course staff's eyes only
+STORE_NAME = "similarity.json"                             # the course's similarity store, when it has one
+METADATA = "/autograder/submission_metadata.json"          # Gradescope's: when the student submitted
 ZIP_TIME = (2026, 1, 1, 0, 0, 0)                           # one date for every entry: the same bundle twice
 
 SETUP_SH = r"""#!/bin/sh
@@ -159,12 +159,15 @@ def bundle_files(course_path):
         measured = ttft.read_bytes()
     except OSError as error:
         raise UserError(f"the lab's measured file {ttft} cannot be read ({error.strerror})") from None
+    store = {}
+    if course.store is not None and course.store.is_file():  # the course's earlier batches: compared there too
+        store[STORE_NAME] = course.store.read_bytes()
     name, data = wheel()
     manifest = {"course": course.fingerprint, "max_total": course.max_total, "wheel": name,
                 "ttft_stand_in": course.measurement is None}
     return {"setup.sh": SETUP_SH.encode(), "run_autograder": RUN_AUTOGRADER.encode(), name: data,
             COURSE_NAME: Path(course_path).read_bytes(), TTFT_NAME: measured,
-            MANIFEST: (json.dumps(manifest, indent=2) + "\n").encode()}
+            MANIFEST: (json.dumps(manifest, indent=2) + "\n").encode(), **store}
 
 
 def build(course_path, out):
@@ -205,28 +208,6 @@ def run(args):
 
 # --- on Gradescope: grading one submission --------------------------------------------------------------------
 
-class Unprivileged:
-    """A run_jobs backend for a container where bwrap cannot run: the driver as a plain child process, with
-    no environment but PATH, LANG and HOME, under the sandbox's hard limits and (as root) an unprivileged uid
-    of its own (sandbox._identity), in the scratch folder made open to it (it holds only the run's files)."""
-
-    @contextmanager
-    def launch(self, scratch):
-        from ..check.run import DRIVER, Launch
-        from . import sandbox
-        with sandbox._slot() as slot:
-            driver = Path(scratch) / ".kvlab-driver.py"
-            driver.write_bytes(DRIVER.read_bytes())  # the installed copy is in the root-only venv
-            os.chmod(scratch, 0o777)
-            for path in Path(scratch).iterdir():
-                os.chmod(path, 0o777 if path.is_dir() else 0o666)
-            found = sandbox.interpreter()  # a Python others can run: the venv's link is in a root-only folder
-            python = found.path if found else os.path.realpath(sys.executable)
-            yield Launch({"args": [python, "-I", "-S", str(driver)], "cwd": scratch, "env": dict(NOBODY_ENV),
-                          **sandbox._identity(slot)},
-                         lambda returncode, stderr: {"signal": -returncode} if returncode < 0 else None)
-
-
 def step_output(report):
     """A step's failing rules and their hints, as the feedback renders them (no hidden case is in a row)."""
     from ..i18n import t
@@ -240,31 +221,83 @@ def step_output(report):
     return "\n".join(lines)
 
 
-def results(course, result):
-    """The Gradescope results.json document for one Grade."""
+def results(course, result, given=None, student=""):
+    """The Gradescope results.json document for one Grade: a test per step, the course's late policy if it has
+    a due date (lateness from `given`, Gradescope's own submission time), and the instructor's flags
+    (similarity) in a test only the course's staff see."""
     from ..i18n import t
+    from . import course as courses, coursebook, gradebook
     from .judge import TITLES
-    from . import course as courses
-    score = courses.score(course, result)
+    score = courses.score(course, result, given, student)
+    entry = gradebook.Entry(student, result, score)
     tests = []
     for step in TITLES:
         report = result.steps.get(step)
         output = f"not graded: {result.error}" if result.error else step_output(report)
         tests.append({"name": f"Step {step}: {t(TITLES[step])}", "score": score.steps[step],
                       "max_score": float(course.step_points[step]), "output": output, "visibility": "visible"})
+    staff = {flag: detail for flag, detail in result.flags.items() if flag in INSTRUCTOR_FLAGS}
+    staff.update((code, "") for code in score.flags(course) if code not in staff)
+    if staff:
+        tests.append({"name": "kvlab flags (course staff only)", "score": 0.0, "max_score": 0.0,
+                      "output": "\n".join(f"{flag}: {detail}" if detail else flag for flag, detail in staff.items()),
+                      "visibility": "hidden"})
     notes = [f"course {course.fingerprint}, hidden cases {result.cases}"]
     notes += [f"{flag}: {detail}" for flag, detail in result.flags.items() if flag not in INSTRUCTOR_FLAGS]
     if result.error:
         notes.append(f"not graded: {result.error}")
+    notes += [text for kind, text, *_ in coursebook.feedback_parts(course, entry) if kind == "para"
+              and text != t("course.course-line", course=course.fingerprint, cases=result.cases)]
     notes.append("your code ran in a bubblewrap sandbox" if result.isolated else
-                 "your code ran as an unprivileged user, without a sandbox (bubblewrap was not used here)")
-    return {"score": round(sum(score.steps.values()), 2), "output": "\n".join(notes), "tests": tests,
+                 "your code ran as an unprivileged user of its own, without network, without a sandbox "
+                 "(bubblewrap cannot run in this container)")
+    return {"score": score.total, "output": "\n".join(notes), "tests": tests,
             "visibility": "visible", "stdout_visibility": "hidden"}
 
 
-def grade_submission(source, submission, results_path):
-    """Grade `submission` with the bundle in `source`; write results.json; the document."""
-    from . import batch as batches, course as courses, grade, sandbox
+def submitted(metadata):
+    """(when it was handed in, the student's id) from Gradescope's submission_metadata.json: a time the
+    student cannot set; (None, "") if it cannot be read."""
+    import datetime
+    try:
+        data = json.loads(Path(metadata).read_text(encoding="utf-8"))
+        when = datetime.datetime.fromisoformat(str(data["created_at"]).replace("Z", "+00:00"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, ""
+    users = data.get("users") or [{}]
+    first = users[0] if isinstance(users[0], dict) else {}
+    return (when if when.tzinfo else None), str(first.get("sid") or first.get("email") or "")
+
+
+def write_results(results_path, document):
+    """Write results.json whole, as root, through a descriptor of its folder (never through a link); the
+    folder made root's and closed to others first (every student process is gone by now)."""
+    out = Path(results_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        status = os.fstat(folder)
+        if status.st_uid != os.geteuid() or status.st_mode & 0o022:
+            os.fchown(folder, os.geteuid(), os.getegid())
+            os.fchmod(folder, 0o755)
+        partial = f".{out.name}.{os.getpid()}.partial"
+        try:
+            os.unlink(partial, dir_fd=folder)
+        except FileNotFoundError:
+            pass
+        handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                         dir_fd=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as written:
+            written.write(json.dumps(document, indent=2) + "\n")
+        os.replace(partial, out.name, src_dir_fd=folder, dst_dir_fd=folder)  # a link there is replaced, not followed
+    finally:
+        os.close(folder)
+
+
+def grade_submission(source, submission, results_path, metadata=None):
+    """Grade `submission` with the bundle in `source`; write results.json; the document. Where neither
+    bubblewrap nor the fallback can hold, UserError (and no results): grading there would not be safe."""
+    from . import batch as batches, course as courses, fallback, grade, sandbox, similarity
     source = Path(source)
     manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
     if manifest.get("ttft_stand_in"):
@@ -273,25 +306,33 @@ def grade_submission(source, submission, results_path):
     else:  # the course's measurement, bundled beside it
         course = courses.load(source / COURSE_NAME, measurement=source / TTFT_NAME)
     isolation = os.environ.get(grade.NO_ISOLATION) != "1" and sandbox.available()[0]
-    batch = batches.Batch(batches.Options(course.seed, batches.DEFAULT_TIMEOUT, isolation, course.fingerprint),
-                        course=course)
     if not isolation:
-        batch.backend = Unprivileged()
-    result = batch.grade(submission)
-    document = results(course, result)
-    out = Path(results_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    partial.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, out)
+        private = [source, source / COURSE_NAME, Path(sys.prefix)]
+        ok, why = fallback.available(private, closed=[Path(results_path).parent])
+        if not ok:
+            raise UserError(f"not grading here: bubblewrap cannot make its sandbox in this container, and {why}")
+    batch = batches.Batch(batches.Options(course.seed, batches.DEFAULT_TIMEOUT, isolation, course.fingerprint),
+                          course=course)
+    batch.fallback = not isolation
+    try:
+        result = batch.grade(submission)
+    finally:
+        batch.readers.close()
+    if not isolation and not fallback.reap_all():
+        raise UserError("not grading here: a process of the student's code could not be ended")
+    stored = similarity.load_store(source / STORE_NAME, course.fingerprint)
+    similarity.mark([result], stored)
+    given, student = submitted(metadata) if metadata else (None, "")
+    document = results(course, result, given, student if student in course.students else "")
+    write_results(results_path, document)
     return document
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    source, submission, results_path = (argv + [SOURCE, SUBMISSION, RESULTS][len(argv):])[:3]
+    source, submission, results_path, metadata = (argv + [SOURCE, SUBMISSION, RESULTS, METADATA][len(argv):])[:4]
     try:
-        document = grade_submission(source, submission, results_path)
+        document = grade_submission(source, submission, results_path, metadata)
     except UserError as error:
         print(f"kvlab autograder: error: {error}", file=sys.stderr)
         return 2

@@ -15,11 +15,13 @@ it can read what you can, and a daemon that leaves its session outlives the grad
 """
 import hashlib
 import json
+import math
 import os
 import shutil
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,13 +34,15 @@ from .judge import ARTIFACT_STEP, PROCESSES, SCRIPTS, TITLES, Report
 from .layout import LayoutError, take
 from .measured import lab_measurement, own_records
 from .reference import Reference
-from .scripts import causes, explain, fingerprint, reference_scripts, refusals, script_texts
+from . import similarity
+from .scripts import Readers, causes, explain, read_handin, refusals
 
 DEFAULT_TIMEOUT = 1.0     # CPU seconds a student's run may take (its cgroup's clock): a correct lab script takes milliseconds
-CACHE_VERSION = "2"       # bump when a grade's meaning changes without kvlab's source changing
+CACHE_VERSION = "3"       # bump when a grade's meaning changes without kvlab's source changing
 INTERRUPTED = "interrupted (Ctrl-C) before this folder was graded"
 MOST_JOBS = sandbox.WORKERS // len(PROCESSES)  # folders at once (each runs one sandboxed process at a time)
 VOLATILE = {"timeout", "killed", "protocol", "not-run"}  # what a busy or broken machine can cause: never cached
+HANDIN_RUNS = 10          # a hand-in's runs together may take as long as this many runs' own deadlines (30 s)
 
 
 @dataclass
@@ -47,10 +51,10 @@ class Grade:
     folder: str
     cases: str                       # the fingerprint of the hidden cases' seed (never the seed)
     steps: dict                      # step number -> Report
-    flags: dict = field(default_factory=dict)   # flag -> detail (e.g. "identical-to-reference": "kvsim.py")
+    flags: dict = field(default_factory=dict)   # flag -> detail (e.g. "similar-to-reference": "kvsim.py 0.97")
     isolated: bool = True
     error: str = ""                  # why the folder could not be graded at all ("" if it was)
-    fingerprint: str = ""            # the three scripts without comments or layout (""=none of them)
+    marks: dict = field(default_factory=dict)   # script -> its marks for similarity (kvlab.instructor.reader)
     volatile: bool = False           # a run timed out, was killed or broke: this grade is never cached
     practice: bool = False           # graded without --course: practice mode, marked in every output
 
@@ -62,17 +66,19 @@ class Grade:
     def score(self):
         return sum(report.passed for report in self.steps.values()) if not self.error else 0
 
-    def as_dict(self):
-        return {"folder": self.folder, "hidden_cases": self.cases, "passed": self.passed, "score": self.score,
-                "max": len(TITLES), "isolated": self.isolated, "flags": self.flags, "error": self.error,
-                "fingerprint": self.fingerprint, "practice": self.practice,
-                "steps": {str(number): report.as_dict() for number, report in self.steps.items()}}
+    def as_dict(self, marks=False):
+        found = {"folder": self.folder, "hidden_cases": self.cases, "passed": self.passed, "score": self.score,
+                 "max": len(TITLES), "isolated": self.isolated, "flags": self.flags, "error": self.error,
+                 "practice": self.practice,
+                 "steps": {str(number): report.as_dict() for number, report in self.steps.items()}}
+        return {**found, "marks": {name: list(value) for name, value in self.marks.items()}} if marks else found
 
     @classmethod
     def from_dict(cls, data):
         return cls(data["folder"], data["hidden_cases"], {int(number): Report.from_dict(report)
                                                  for number, report in data["steps"].items()},
-                   dict(data["flags"]), data["isolated"], data["error"], data["fingerprint"])
+                   dict(data["flags"]), data["isolated"], data["error"],
+                   {name: tuple(value) for name, value in data.get("marks", {}).items()})
 
     def __str__(self):
         lines = [f"{shown(self.folder)} (hidden cases {self.cases})"
@@ -126,11 +132,13 @@ class Batch:
         self.options, self.cache = options, Path(cache) if cache else None
         self.lab = lab_measurement(course)
         self.in_course = course is not None
-        self.reference = reference_scripts()
-        self.expect = Reference()
+        self.readers = Readers()  # one reader of source per grading thread: nothing shared across hand-ins
+        self.repeat = course is not None  # a course's hand-in runs twice: verdicts that differ are flagged
+        self.local = threading.local()  # this thread's hand-in: its wall-clock deadline
+        self.expect = Reference()         # the lab's answers, computed once per case for the whole batch
         self.source = source_digest(options.isolation, self.lab.path) if cache else ""
         self.stop = threading.Event()
-        self.backend = None  # without isolation: run_jobs' backend (None: a plain child; the autograder's own)
+        self.fallback = False  # without bubblewrap: the autograder's fallback (kvlab.instructor.fallback), else a plain child
 
     def grade(self, folder):
         """The Grade of one folder, from the cache if its snapshot was graded before; whatever it contains."""
@@ -169,35 +177,43 @@ class Batch:
             return self.failed(folder, f"grader error: {type(error).__name__}")
 
     def grade_copy(self, folder, copy, found):
-        """Grade a snapshot: run the student's code, judge it and its saved files, and flag what is odd."""
+        """Grade a snapshot: run the student's code and judge it and its saved files (twice for a course:
+        verdicts that differ between the two are flagged nondeterministic, the lower kept, never cached), read
+        the scripts, and flag what is odd."""
         refused = refusals(found)
         texts = self.texts(copy, refused)
-        isolation = self.options.isolation
-        kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
-        with sandbox.budget() if isolation else sandbox.cgroups.Unlimited() as budget:  # one cgroup for all runs
-            backend = sandbox.Bubblewrap(budget=budget) if isolation else self.backend  # each takes a free slot
-            if self.stop.is_set():
-                raise Interrupted()
-            results, replaced = judge.grade_steps(copy, backend, self.expect, seed=self.options.seed, texts=texts,
-                                                  timeout=self.options.timeout, kinds=kinds)
-        reports = judge.reports(results, replaced)
+        reports, kinds, over = self.judged(copy, texts)
+        flags = {}
+        if self.repeat and not kinds & VOLATILE:
+            again, kinds_again, over_again = self.judged(copy, texts)
+            differ = [number for number in TITLES if _verdicts(reports[number]) != _verdicts(again[number])]
+            if differ and not kinds_again & VOLATILE:
+                flags["nondeterministic"] = "steps " + ", ".join(map(str, differ))
+                reports = {number: min((reports[number], again[number]), key=_held) for number in TITLES}
+            kinds, over = kinds | kinds_again, over or over_again
         if not self.lab.real:  # no course measurement: say that step 8 compared nothing with one
             number = ARTIFACT_STEP["measured.json"]
             reports[number].note = (Msg("grade.ttft-not-compared-course") if self.in_course
-                                    else Msg("grade.ttft-not-compared", path=str(self.lab.path)))
-        for number, cause in causes(copy, found).items():
+                                    else Msg("grade.ttft-not-compared", path=self.lab.name))
+        reading = read_handin(copy, self.readers)
+        holds = {path.stem for path in Path(copy).glob("*.py")}
+        for number, cause in causes(reading, found, holds).items():
             if not reports[number].passed:
                 reports[number] = explain(reports[number], cause)
-        scripts = script_texts(copy)
-        flags = {name: ", ".join(items) for name, items in sandbox.flag_items(found) if items}
+        flags.update({name: ", ".join(items) for name, items in sandbox.flag_items(found) if items})
         own = texts.get("ttft.jsonl")
         if self.lab.real and own is not None and own_records(own) != self.lab.records:
             flags["ttft-changed"] = "ttft.jsonl"
-        same = [name for name in SCRIPTS if scripts[name] is not None and scripts[name] == self.reference[name]]
-        if same:
-            flags["identical-to-reference"] = ", ".join(same)
+        if reading.unread:
+            flags["not-read"] = ", ".join(reading.unread)
+        if over:
+            flags["over-time"] = f"{self.handin_seconds:g} s"
+        like = similarity.to_reference(reading.marks)
+        if like:
+            flags["similar-to-reference"] = like
         return Grade(str(folder), seed_fingerprint(self.options.seed), reports, flags, self.options.isolation,
-                     fingerprint=fingerprint(scripts), volatile=bool(kinds & VOLATILE))
+                     marks=reading.marks, volatile=bool(kinds & VOLATILE) or "nondeterministic" in flags
+                     or bool(reading.unread))
 
     def texts(self, copy, refused):
         """{file name: text, or None if missing or refused} of the snapshot's saved files, and "$lab": the
@@ -206,6 +222,43 @@ class Batch:
                  for name in (*ARTIFACT_STEP, "ttft.jsonl")}
         texts["$lab"] = "\n".join(self.lab.lines) + "\n"
         return texts
+
+    @property
+    def handin_seconds(self):
+        """Wall-clock seconds a hand-in's runs may take together (each pass of a course's two): HANDIN_RUNS times
+        a run's time and its start-up allowance (a buggy hand-in's endless loops fit, on a busy machine too)."""
+        return HANDIN_RUNS * judge.run_deadline(self.options.timeout)
+
+    def judged(self, copy, texts):
+        """({step: Report} of one run of the student's code, the raw outcome kinds seen, whether the hand-in's
+        wall-clock time ran out)."""
+        kinds = set()  # what became of each run: a timeout or a kill may be the machine's, not the code's
+        self.local.deadline, self.local.over = time.monotonic() + self.handin_seconds, False
+        isolation = self.options.isolation
+        with sandbox.budget() if isolation or self.fallback else sandbox.cgroups.Unlimited() as budget:  # one cgroup
+            if isolation:  # each takes a free slot
+                backend = sandbox.Bubblewrap(budget=budget, deadline=self.local.deadline)
+            elif self.fallback:
+                from .fallback import Unprivileged
+                backend = Unprivileged(budget=budget, deadline=self.local.deadline)
+            else:
+                backend = None  # KVLAB_NO_ISOLATION=1: a plain child process (trusted code only)
+            if self.stop.is_set():
+                raise Interrupted()
+            results, replaced = judge.grade_steps(copy, backend, self.expect, seed=self.options.seed, texts=texts,
+                                                  timeout=self.options.timeout, kinds=kinds, late=self.late)
+        return judge.reports(results, replaced), kinds, self.local.over
+
+    def late(self):
+        """Has this thread's hand-in used its wall-clock time, or the batch stopped? (then no more of its code is
+        started)"""
+        if self.stop.is_set():
+            raise Interrupted()
+        if time.monotonic() < getattr(self.local, "deadline", math.inf):
+            return False
+        self.local.over = True
+        return True
+
 
     def failed(self, folder, why):
         """The row of a folder that could not be graded: it still gets its line in the table."""
@@ -218,8 +271,11 @@ class Batch:
         options = self.options
         digest = hashlib.sha256(f"{CACHE_VERSION}|{options.course}|{options.seed}|{options.timeout!r}|{options.isolation}|"
                                 f"{self.source}".encode())
-        for path in sorted(Path(copy).iterdir()):
-            digest.update(os.fsencode(path.name) + b"\0" + path.read_bytes() + b"\0")
+        entries = sorted(Path(copy).iterdir())
+        digest.update(len(entries).to_bytes(8, "big"))
+        for path in entries:  # each name and content with its length first: no two trees give one byte string
+            name, data = os.fsencode(path.name), path.read_bytes()
+            digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
         refused = {flag: sorted(items) for flag, items in sandbox.flag_items(found)}
         digest.update(json.dumps(refused, sort_keys=True).encode())
         return digest.hexdigest()
@@ -242,7 +298,7 @@ class Batch:
             return
         try:
             self.cache.mkdir(parents=True, exist_ok=True)
-            files.write_atomically(self.cache / f"{entry}.json", json.dumps(grade.as_dict()))
+            files.write_atomically(self.cache / f"{entry}.json", json.dumps(grade.as_dict(marks=True)))
         except OSError:
             pass  # a cache that cannot be written only costs time
 
@@ -301,19 +357,17 @@ def grade_all(folders, seed=0, timeout=DEFAULT_TIMEOUT, isolation=True, jobs=Non
             batch.stop.set()  # folders being graded stop before their next process; the rest never start
             for future in futures:
                 future.cancel()
+    batch.readers.close()
     grades = [grade or batch.failed(folder, INTERRUPTED) for grade, folder in zip(grades, folders)]
-    mark_identical(grades)
+    similarity.mark(grades)
     return grades, interrupted
 
 
-def mark_identical(grades):
-    """Flag each group of two or more hand-ins whose scripts are the same once comments and layout go."""
-    groups = {}
-    for grade in grades:
-        if grade.fingerprint:
-            groups.setdefault(grade.fingerprint, []).append(grade)
-    for group in groups.values():
-        for grade in group:
-            others = list(dict.fromkeys(other.folder for other in group if other.folder != grade.folder))
-            if others:  # a folder named twice on the command line is no group
-                grade.flags["identical-hand-ins"] = ", ".join(others)
+def _verdicts(report):
+    return [(row.rule_id, row.ok) for row in report.rows]
+
+
+def _held(report):
+    """Order of two runs' reports of a step: the one with fewer rules held first (a nondeterministic
+    hand-in keeps its lower verdicts)."""
+    return sum(row.ok for row in report.rows)

@@ -16,9 +16,16 @@ The course file is TOML (read with tomllib, or tomli before Python 3.11):
     measurement = "ttft.jsonl"          # optional: the course's measured file, relative to this file, with
     measurement_sha256 = "…"            # its SHA-256 (`kvlab course init --measurement FILE` writes both)
 
-    [roster]                            # optional: folder name -> student id, or a table with submitted_at
-    alice = "s1001"
+    [roster]                            # optional: folder name -> student id, or a table with submitted_at,
+    alice = "s1001"                     # name, email, login, canvas_id, section
     bob = { id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }
+    [extensions]                        # optional, by student id, with the reason the feedback shows
+    s1002 = { days = 2, reason = "medical certificate" }
+    [overrides]                         # optional, by student id: a total set by hand, with its reason
+    s1003 = { total = 55, reason = "regraded by hand" }
+    [lms]
+    assignment = "KV-cache lab (12345)" # the Canvas and Moodle gradebooks' column
+    similarity_store = "course.similarity.json"   # default: beside the course file; false: none
 
 How a score is made (the README's "For instructors" says the same): see `step_points` and `total`.
 Step 8 compares each hand-in's ttft.jsonl with the course's measurement; without one, it says that
@@ -51,8 +58,35 @@ else:  # pragma: no cover (3.10)
         tomllib = None
 
 KEYS = {"secret", "due", "late_penalty_per_day", "max_late_days", "partial_credit", "points", "roster", "name",
-        "measurement", "measurement_sha256"}
+        "measurement", "measurement_sha256", "extensions", "overrides", "lms", "similarity_store"}
+ROSTER_FIELDS = {"id", "submitted_at", "name", "email", "login", "canvas_id", "section"}  # a roster entry's table
 DAY = 86400.0
+EARLIEST = datetime.datetime(1980, 1, 1, tzinfo=datetime.timezone.utc)  # file times outside these are clamped
+LATEST = datetime.datetime(2100, 1, 1, tzinfo=datetime.timezone.utc)    # (a zip's epoch; far in the future)
+MOST_REASON = 500            # characters of an extension's or override's reason
+
+
+@dataclass(frozen=True)
+class Student:
+    """What the roster says of a student besides the folder: for the LMS gradebooks (all optional)."""
+    id: str
+    name: str = ""
+    email: str = ""
+    login: str = ""
+    canvas_id: str = ""
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class Extension:
+    due: object                        # the student's own due date (aware datetime)
+    reason: str
+
+
+@dataclass(frozen=True)
+class Override:
+    total: float                       # the total set by hand (late penalty and all)
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -68,6 +102,11 @@ class Course:
     partial: bool = True
     name: str = ""
     measurement: object = None         # Path of the course's measured file (its SHA-256 checked), or None
+    students: dict = field(default_factory=dict)     # student id -> Student (the roster's order)
+    extensions: dict = field(default_factory=dict)   # student id -> Extension
+    overrides: dict = field(default_factory=dict)    # student id -> Override
+    assignment: str = "kvlab"          # the LMS gradebooks' assignment column ([lms] assignment)
+    store: object = None               # Path of the course's similarity store (every batch's fingerprints), or None
 
     @property
     def seed(self):
@@ -84,7 +123,25 @@ class Course:
         return sum(self.step_points.values())
 
     def student(self, folder):
-        return self.roster.get(Path(folder).name, "")
+        """The student id of a hand-in folder (or .zip): its name exactly as the roster has it, a .zip file
+        matching a roster key with or without ".zip"; "" if the roster does not name it."""
+        return self.roster.get(self.roster_key(folder), "")
+
+    def roster_key(self, folder):
+        """The roster key of `folder` (its name, with or without ".zip"), or its name if none matches."""
+        name = Path(folder).name
+        if name in self.roster:
+            return name
+        if name[-4:].lower() == ".zip" and name[:-4] in self.roster:
+            return name[:-4]
+        if f"{name}.zip" in self.roster:
+            return f"{name}.zip"
+        return name
+
+    def due_for(self, student):
+        """The due date of a student (an extension's, else the course's), or None."""
+        extension = self.extensions.get(student)
+        return extension.due if extension else self.due
 
 
 def sha256(path):
@@ -120,9 +177,23 @@ partial_credit = true
 [points.rules]
 # "lru.fits-exactly" = 2
 
-# Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }}).
+# Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }},
+# with name, email, login, canvas_id, section for the LMS gradebooks: kvlab grade --canvas / --moodle).
 [roster]
 # alice = "s1001"
+
+# Optional, by student id: a due date of one's own, or a total set by hand; the feedback shows the reason.
+[extensions]
+# s1002 = {{ days = 2, reason = "medical certificate" }}
+[overrides]
+# s1003 = {{ total = 55, reason = "step 8 regraded by hand" }}
+
+# The Canvas and Moodle gradebooks' column (Canvas: "Assignment name (id)" as its gradebook export names it).
+[lms]
+# assignment = "KV-cache lab"
+
+# The course's similarity store (each batch's marks, compared with the next): beside this file by default.
+# similarity_store = "course.similarity.json"
 '''
 
 
@@ -242,16 +313,23 @@ def load(path, measurement=None):
     entries = data.get("roster", {})
     if not isinstance(entries, dict):
         raise UserError(f"{where}: [roster] must be a table: folder name = \"student id\"")
+    students = {}
     for folder, entry in entries.items():
+        details = {}
         if isinstance(entry, dict):
-            if set(entry) - {"id", "submitted_at"} or not isinstance(entry.get("id"), str):
-                raise UserError(f"{where}: roster entry {folder!r} must be \"id\" or {{ id = \"…\", submitted_at = … }}")
+            if set(entry) - ROSTER_FIELDS or not isinstance(entry.get("id"), str):
+                raise UserError(f"{where}: roster entry {folder!r} must be \"id\" or {{ id = \"…\", submitted_at = …, "
+                                f"name, email, login, canvas_id, section = \"…\" }}")
             if "submitted_at" in entry:
                 submitted[folder] = _moment(entry["submitted_at"], f"{where}: roster {folder!r} submitted_at")
+            for key in ROSTER_FIELDS - {"id", "submitted_at"}:
+                if key in entry:
+                    details[key] = _text(entry[key], f"{where}: roster {folder!r} {key}")
             entry = entry["id"]
         if not isinstance(entry, str) or not entry.strip():
             raise UserError(f"{where}: roster entry {folder!r} must be a student id (a string)")
         roster[folder] = entry
+        students[entry] = Student(entry, **details)
     ids = [student for student in roster.values()]
     if len(set(ids)) != len(ids):
         raise UserError(f"{where}: the roster gives one student id to two folders")
@@ -266,8 +344,62 @@ def load(path, measurement=None):
     if not isinstance(partial, bool):
         raise UserError(f"{where}: partial_credit must be true or false")
     measured = _measurement(data, path, where, measurement)
+    extensions = {student: Extension(_extended(entry, due, f"{where}: [extensions] {student!r}"),
+                                     _reason(entry, f"{where}: [extensions] {student!r}"))
+                  for student, entry in _table(data, "extensions", where, students).items()}
+    max_total = sum(steps.values())
+    overrides = {student: Override(_number(entry.get("total"), f"{where}: [overrides] {student!r} total", 0, max_total),
+                                   _reason(entry, f"{where}: [overrides] {student!r}"))
+                 for student, entry in _table(data, "overrides", where, students, {"total", "reason"}).items()}
+    lms = data.get("lms", {})
+    if not isinstance(lms, dict) or set(lms) - {"assignment"}:
+        raise UserError(f"{where}: [lms] may only hold assignment = \"the gradebook column's name\"")
+    assignment = _text(lms.get("assignment", "kvlab"), f"{where}: [lms] assignment") or "kvlab"
+    store = data.get("similarity_store", f"{Path(path).stem}.similarity.json")
+    if store is not False:
+        if not isinstance(store, str) or not store:
+            raise UserError(f"{where}: similarity_store must be a file name (relative to the course file) or false")
+        store = Path(path).resolve().parent / store
     return Course(secret, steps, rules, roster, submitted, due, float(penalty), most, partial, str(data.get("name", "")),
-                  measured)
+                  measured, students, extensions, overrides, assignment, store or None)
+
+
+def _text(value, what):
+    if not isinstance(value, str) or len(value) > MOST_REASON:
+        raise UserError(f"{what} must be a string of at most {MOST_REASON} characters")
+    return value
+
+
+def _table(data, key, where, students, fields=None):
+    """[key] of the course file: {student id: a table}, every id one of the roster's (if it has one)."""
+    entries = data.get(key, {})
+    if not isinstance(entries, dict) or not all(isinstance(entry, dict) for entry in entries.values()):
+        raise UserError(f"{where}: [{key}] must be a table of student id = {{ …, reason = \"…\" }}")
+    for student, entry in entries.items():
+        if students and student not in students:
+            raise UserError(f"{where}: [{key}] names {student!r}, who is not in the roster")
+        if fields is not None and set(entry) - fields:
+            raise UserError(f"{where}: [{key}] {student!r} may only hold {', '.join(sorted(fields))}")
+    return entries
+
+
+def _reason(entry, what):
+    reason = entry.get("reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MOST_REASON:
+        raise UserError(f"{what} needs a reason = \"…\" (at most {MOST_REASON} characters): the student's feedback "
+                        "shows it")
+    return " ".join(reason.split())
+
+
+def _extended(entry, due, what):
+    """An extension's due date: due = a date and time, or days = whole days after the course's."""
+    if set(entry) - {"due", "days", "reason"} or ("due" in entry) == ("days" in entry):
+        raise UserError(f"{what} must hold either due = … or days = N, and reason = \"…\"")
+    if "due" in entry:
+        return _moment(entry["due"], f"{what} due")
+    if due is None:
+        raise UserError(f"{what}: days = N needs the course's due date")
+    return due + datetime.timedelta(days=_number(entry["days"], f"{what} days", 0, 3650, whole=True))
 
 
 # --- scores ---------------------------------------------------------------------------------------------
@@ -275,7 +407,7 @@ def load(path, measurement=None):
 def newest_mtime(folder):
     """The newest modification time of a regular file where the grader takes the hand-in's files (the top of
     `folder`, or the folders of a wrong layout: kvlab.instructor.layout.locate), links not followed; a .zip
-    hand-in's own time; or None."""
+    hand-in's own time; or None. A number of seconds, any number (times() clamps it)."""
     from .layout import locate
     folder, newest = Path(folder), None
     try:
@@ -291,23 +423,46 @@ def newest_mtime(folder):
     return newest
 
 
-def submitted_at(course, folder):
-    """When a folder was handed in: its roster submitted_at, else its newest file's modification time."""
-    name = Path(folder).name
-    if name in course.submitted:
-        return course.submitted[name]
+def clamped(seconds):
+    """(an aware datetime, whether it was clamped): a file time as a date, within EARLIEST and LATEST
+    (a time of 3e11 seconds, or a NaN, never ends the batch)."""
+    if not math.isfinite(seconds) or seconds < EARLIEST.timestamp():
+        return EARLIEST, True
+    if seconds >= LATEST.timestamp():
+        return LATEST, True
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc), False
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """When a hand-in was handed in, and from where that time comes: "given" (a time the student cannot set:
+    Gradescope's submission metadata), "roster" (its submitted_at), "file-times" (the fallback: its files'
+    newest modification time, which an archive or a copy can carry from anywhere), or "" (unknown)."""
+    when: object = None
+    source: str = ""
+    clamped: bool = False
+
+
+def submitted_at(course, folder, given=None):
+    """The Submitted of a folder: `given` (a time the student cannot set), else its roster submitted_at, else
+    its files' newest modification time (clamped)."""
+    if given is not None:
+        return Submitted(given, "given")
+    key = course.roster_key(folder)
+    if key in course.submitted:
+        return Submitted(course.submitted[key], "roster")
     mtime = newest_mtime(folder)
-    return None if mtime is None else datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc)
+    if mtime is None:
+        return Submitted()
+    when, clamp = clamped(mtime)
+    return Submitted(when, "file-times", clamp)
 
 
-def late_days(course, folder):
+def late_days(due, when):
     """Whole days late, a part of a day counting as a day; 0 if on time, without a due date, or unknown."""
-    if course.due is None:
+    if due is None or when is None or when <= due:
         return 0
-    when = submitted_at(course, folder)
-    if when is None or when <= course.due:
-        return 0
-    return math.ceil((when - course.due).total_seconds() / DAY)
+    return math.ceil((when - due).total_seconds() / DAY)
 
 
 @dataclass
@@ -316,19 +471,44 @@ class Score:
     raw: float           # their sum
     late: int            # days late
     penalty: float       # the share taken off (0..1)
-    total: float         # raw after the penalty
+    total: float         # raw after the penalty (or the override's)
     too_late: bool
+    submitted: Submitted = Submitted()
+    extension: object = None   # the student's Extension, or None
+    override: object = None    # the student's Override, or None
+
+    def flags(self, course):
+        """The score's flags for the instructor's gradebook: where the lateness came from, what the course changed."""
+        found = []
+        if course.due is not None and self.submitted.source == "file-times":
+            found.append("late-from-file-times")  # the fallback: file times can be set by whoever made the files
+        if self.submitted.clamped:
+            found.append("file-time-clamped")
+        if course.due is not None and self.submitted.source == "":
+            found.append("submitted-unknown")
+        found += ["extension"] if self.extension else []
+        found += ["override"] if self.override else []
+        found += ["too-late"] if self.too_late else []
+        return found
 
 
-def score(course, grade):
-    """A grade's Score under the course: step points, late days, the penalty and the total."""
+def score(course, grade, given=None, student=None):
+    """A grade's Score under the course: step points, late days, the penalty and the total. `given`: when it
+    was handed in, from a source the student cannot set (Gradescope's metadata); `student`: its id (by
+    default the roster's for its folder)."""
+    student = course.student(grade.folder) if student is None else student
     steps = {number: 0.0 if grade.error else step_points(course, number, grade.steps[number])
              for number in course.step_points}
     raw = round(sum(steps.values()), 2)
-    late = late_days(course, grade.folder)
+    submitted = submitted_at(course, grade.folder, given) if course.due is not None else Submitted()
+    late = late_days(course.due_for(student), submitted.when)
     too_late = course.max_late_days is not None and late > course.max_late_days
     penalty = 1.0 if too_late else min(1.0, course.penalty * late)
-    return Score(steps, raw, late, penalty, round(raw * (1 - penalty), 2), too_late)
+    total = round(raw * (1 - penalty), 2)
+    override = course.overrides.get(student)
+    if override is not None:
+        total = round(float(override.total), 2)
+    return Score(steps, raw, late, penalty, total, too_late, submitted, course.extensions.get(student), override)
 
 
 # --- the command -------------------------------------------------------------------------------------------

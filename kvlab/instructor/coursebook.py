@@ -6,94 +6,96 @@ Feedback is what a student reads: every sentence comes from the catalog (kvlab/m
 `seen` (kvlab.check.engine: a hidden case is never kept in a Verdict), so no hidden case can reach a feedback file. Files are written
 whole (kvlab.files.write_files), and a different file already there is replaced only with --force.
 """
-import csv
+import hashlib
 import html
 import io
 import re
-from pathlib import Path
 
 from .. import files
 from ..i18n import t
-from . import course as courses
-from .gradebook import cell
+from . import gradebook
 from .judge import TITLES, printable
 
 SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MOST_NAME = 80              # characters of a feedback file's base name (a 240-character folder name is cut, with a hash)
+LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # what Markdown (or an editor) takes for a new line
+number = gradebook.number
 
 
-def flag_codes(grade, score=None, practice=False):
-    """Short codes for the flags column: the grade's flags, not-graded, not-isolated, too-late, practice."""
-    codes = (["not-graded"] if grade.error else []) + list(grade.flags)
-    codes += [] if grade.isolated else ["not-isolated"]
-    codes += ["too-late"] if score is not None and score.too_late else []
-    return codes + (["practice"] if practice else [])
-
-
-def number(value):
-    """Points as the gradebook shows them: 3, 2.5, 0.33."""
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
-
-
-CSV_HEADER = ["student_id", "folder", *(f"step{number}" for number in TITLES), "total", "max_total", "late", "flags"]
-
-
-def csv_text(course, grades, header=True):
-    """The course gradebook: one row per student, step points, the total after the late penalty, flags as codes."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    if header:
-        writer.writerow(CSV_HEADER)
-    for grade in grades:
-        score = courses.score(course, grade)
-        writer.writerow([cell(course.student(grade.folder)), cell(Path(grade.folder).name or grade.folder),
-                         *(number(score.steps[step]) for step in TITLES), number(score.total),
-                         number(course.max_total), score.late, " ".join(flag_codes(grade, score))])
-    return out.getvalue()
+def csv_text(course, grades, header=True, given=None, practice=False):
+    """The course gradebook (kvlab.instructor.gradebook.course_csv)."""
+    return gradebook.course_csv(course, grades, header, given, practice)
 
 
 # --- feedback ------------------------------------------------------------------------------------------------
 
-def file_names(course, grades):
-    """{folder: safe base name}: the student id, else the folder's name, made safe and unique."""
+def _safe(text):
+    """`text` as a file's base name: letters, digits, ".", "_", "-" only, at most MOST_NAME characters (a longer
+    or changed one ends in a hash of the whole, so that two names stay apart)."""
+    base = SAFE.sub("_", text).strip("._")
+    if base != text or len(base) > MOST_NAME:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        base = f"{base[:MOST_NAME - 9]}-{digest}" if base else digest
+    return base
+
+
+def file_names(course, entries):
+    """{id(entry): safe base name} for the entries with a hand-in: a roster student's id, else the folder's name
+    (after "unlisted-" when there is a roster: never a roster student's file), each unique."""
     names, taken = {}, set()
-    for grade in grades:
-        base = SAFE.sub("_", course.student(grade.folder) or Path(grade.folder).name or "handin").strip("._") or "handin"
+    for entry in entries:
+        if entry.missing:
+            continue
+        folder = _safe(entry.folder() or "handin")
+        base = _safe(entry.student) if entry.student else f"unlisted-{folder}" if course.roster else folder
         name, count = base, 1
         while name.lower() in taken:
             count += 1
             name = f"{base}-{count}"
         taken.add(name.lower())
-        names[grade.folder] = name
+        names[id(entry)] = name
     return names
 
 
-def feedback_parts(course, grade, practice=False):
-    """The feedback as data: [(kind, text, ...)], rendered to Markdown and HTML alike."""
-    score = courses.score(course, grade)
-    who = course.student(grade.folder) or Path(grade.folder).name
-    parts = [("title", t("course.feedback-title", who=printable(who)))]
+def one_line(text, limit=2000):
+    """A student's text for a line of feedback: no control character, no line break (shown as ⏎), bounded."""
+    return printable(LINE_BREAKS.sub("⏎", str(text)), limit)
+
+
+def feedback_parts(course, entry, practice=False):
+    """The feedback as data: [(kind, text, ...)], rendered to Markdown and HTML alike. Every text of a
+    student (a folder name, an exception's name or message, a file name) is on one line (one_line())."""
+    grade, score = entry.grade, entry.score
+    who = entry.student or entry.folder()
+    parts = [("title", t("course.feedback-title", who=one_line(who, 300)))]
     parts.append(("para", t("course.practice-line") if practice
                   else t("course.course-line", course=course.fingerprint, cases=grade.cases)))
     total = number(course.max_total)
     if grade.error:
-        parts.append(("para", t("course.not-graded", reason=printable(grade.error).rstrip("."))))
+        parts.append(("para", t("course.not-graded", reason=one_line(grade.error).rstrip("."))))
     else:
-        rows = [(str(step), printable(t(TITLES[step])),
+        rows = [(str(step), one_line(t(TITLES[step])),
                  t("course.passed") if grade.steps[step].passed else t("course.failed"),
                  f"{number(score.steps[step])} / {number(course.step_points[step])}") for step in TITLES]
         parts.append(("table", [t("course.column-step"), "", t("course.column-result"), t("course.column-points")],
                       rows))
     parts.append(("para", t("course.points-line", raw=number(score.raw), max_total=total)))
+    if score.extension is not None:
+        parts.append(("para", t("course.extension-line", due=score.extension.due.isoformat(),
+                                reason=one_line(score.extension.reason, 500))))
     if score.too_late:
         parts.append(("para", t("course.too-late", days=score.late, n=score.late, most=course.max_late_days,
                                 max_total=total)))
     elif score.late:
         parts.append(("para", t("course.late-line", days=score.late, n=score.late,
-                                percent=number(round(score.penalty * 100, 2)), total=number(score.total),
-                                max_total=total)))
-    else:
-        if course.due is not None:
-            parts.append(("para", t("course.on-time")))
+                                percent=number(round(score.penalty * 100, 2)),
+                                total=number(round(score.raw * (1 - score.penalty), 2)), max_total=total)))
+    elif course.due is not None:
+        parts.append(("para", t("course.on-time")))
+    if score.override is not None:
+        parts.append(("para", t("course.override-line", total=number(score.total), max_total=total,
+                                reason=one_line(score.override.reason, 500))))
+    elif not score.late:
         parts.append(("para", t("course.total-line", total=number(score.total), max_total=total)))
     failing = [step for step in TITLES if not grade.error and not grade.steps[step].passed]
     if failing:
@@ -103,12 +105,12 @@ def feedback_parts(course, grade, practice=False):
             items = []
             for row in grade.steps[step].failures:
                 hint = row.hint
-                items.append(t("course.rule-line", rule=printable(row.rule, 1000)) +
-                             ("" if hint is None else " " + t("course.hint-line", hint=printable(hint, 2000))))
+                items.append(t("course.rule-line", rule=one_line(row.rule, 1000)) +
+                             ("" if hint is None else " " + t("course.hint-line", hint=one_line(hint))))
             parts.append(("list", items))
         parts.append(("para", t("course.hidden-note")))
     parts.append(("heading", t("course.not-checked-title")))
-    unchecked = []
+    unchecked, notes = [], {}
     for step in TITLES:
         report = grade.steps.get(step)
         if report is None:
@@ -117,7 +119,9 @@ def feedback_parts(course, grade, practice=False):
         if skipped:
             unchecked.append(t("course.skipped-rules", number=step, count=skipped, n=skipped))
         if report.note:
-            unchecked.append(printable(report.note, 2000))
+            notes.setdefault(one_line(report.note), []).append(str(step))
+    for note, steps in notes.items():  # a note of several steps once, naming them
+        unchecked.append(t("course.note-steps", steps=", ".join(steps), note=note, n=len(steps)))
     if unchecked:
         parts.append(("list", unchecked))
     elif not grade.error:
@@ -128,8 +132,8 @@ def feedback_parts(course, grade, practice=False):
 
 
 def markdown(parts):
-    def escape(text):
-        return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+    def escape(text):  # one line (a student's text is already: one_line()), every Markdown sign taken literally
+        return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", LINE_BREAKS.sub("⏎", text))
     lines = []
     for part in parts:
         kind = part[0]
@@ -174,19 +178,21 @@ def html_page(parts):
             f"<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def feedback_files(course, grades, practice=False):
-    """{file name: bytes}: NAME.md and NAME.html per student."""
-    written, names = {}, file_names(course, grades)
-    for grade in grades:
-        name = names[grade.folder]
-        parts = feedback_parts(course, grade, practice)
-        written[f"{name}.md"] = markdown(parts).encode()
-        written[f"{name}.html"] = html_page(parts).encode()
+def feedback_files(course, grades, practice=False, given=None):
+    """{file name: bytes}: NAME.md and NAME.html per student with a hand-in (the one that counts)."""
+    entries = gradebook.roll(course, grades, given)
+    written, names = {}, file_names(course, entries)
+    for entry in entries:
+        if entry.missing:
+            continue
+        parts = feedback_parts(course, entry, practice)
+        written[f"{names[id(entry)]}.md"] = markdown(parts).encode()
+        written[f"{names[id(entry)]}.html"] = html_page(parts).encode()
     return written
 
 
-def write_feedback(folder, course, grades, force=False, practice=False):
-    return files.write_files(folder, feedback_files(course, grades, practice), force=force)
+def write_feedback(folder, course, grades, force=False, practice=False, given=None):
+    return files.write_files(folder, feedback_files(course, grades, practice, given), force=force)
 
 
 # --- the class at a glance --------------------------------------------------------------------------------

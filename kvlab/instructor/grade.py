@@ -15,10 +15,12 @@ from .. import files
 from ..errors import UserError
 from . import sandbox
 from .batch import DEFAULT_TIMEOUT, MOST_JOBS, grade_all, seed_fingerprint, shown
+from . import gradebook
 from .gradebook import Gradebook, csv_text, table
 from .layout import is_handin
 
 MOST_TIMEOUT = 600.0      # --timeout above this is a typo
+SEED_BITS = 128           # practice mode's secret seed: never found from a report's fingerprint
 PROGRESS_FROM = 5         # show a progress line on a terminal from this many folders on
 
 
@@ -40,6 +42,10 @@ def add_arguments(parser):
                         help="grade for a course (kvlab course init writes the file): hidden cases from its secret, "
                              "the same on every machine; points, roster and late policy from it. Without it grading "
                              "is practice mode, marked so in every output")
+    parser.add_argument("--canvas", metavar="FILE",
+                        help="with --course: also write Canvas's gradebook import (Student, ID, SIS User ID, SIS Login "
+                             "ID, Section, then the assignment's column and its Points Possible row)")
+    parser.add_argument("--moodle", metavar="FILE", help="with --course: also write a Moodle grade import CSV")
     parser.add_argument("--feedback", metavar="DIR", help="write one Markdown and one HTML feedback file per student")
     parser.add_argument("--report", metavar="DIR", help="write the class at a glance: class.md and class.png")
     from ..cli import add_lang_argument
@@ -81,8 +87,11 @@ def run(args):
                         f"got {args.timeout:g}")
     if not 0 <= args.jobs <= MOST_JOBS:
         raise UserError(f"--jobs must be 0 (the number of cores) to {MOST_JOBS}, got {args.jobs}")
-    if args.csv and not Path(args.csv).resolve().parent.is_dir():
-        raise UserError(f"--csv {args.csv}: the folder {Path(args.csv).resolve().parent} does not exist")
+    for option, path in (("--csv", args.csv), ("--canvas", args.canvas), ("--moodle", args.moodle)):
+        if path and not Path(path).resolve().parent.is_dir():
+            raise UserError(f"{option} {path}: the folder {Path(path).resolve().parent} does not exist")
+    if (args.canvas or args.moodle) and not args.course:
+        raise UserError("--canvas and --moodle need --course: an LMS gradebook holds a course's grades")
     for option, folder in (("--feedback", args.feedback), ("--report", args.report)):
         if folder and Path(folder).exists() and not Path(folder).is_dir():
             raise UserError(f"{option} {folder}: is a file, not a folder")
@@ -101,11 +110,11 @@ def run(args):
     if course is not None:
         args.seed = course.seed
     elif args.seed is None:
-        args.seed = default_seed() if isolation else secrets.randbelow(10 ** 9)
+        args.seed = default_seed() if isolation else secrets.randbits(SEED_BITS)
     scoring = course or courses.practice()
     show = _progress_line if sys.stderr.isatty() and len(args.folder) >= PROGRESS_FROM else None
     cache = None if args.no_cache or not isolation else cache_dir()
-    render = (lambda grades, header=True: coursebook.csv_text(course, grades, header)) if course else csv_text
+    render = (lambda grades, header=True: gradebook.course_csv(course, grades, header)) if course else csv_text
 
     def finished(grade):
         grade.practice = practice
@@ -118,9 +127,14 @@ def run(args):
         grade.practice = practice
     if show:
         print(file=sys.stderr)
+    if course is not None and course.store is not None and not interrupted:
+        compare_with_store(course, grades)
     try:
         if book:
             book.close(grades)
+        for path, write in ((args.canvas, gradebook.canvas_csv), (args.moodle, gradebook.moodle_csv)):
+            if path and not interrupted:
+                files.write_atomically(path, write(course, grades))
         if interrupted and (args.feedback or args.report):
             print("kvlab grade: interrupted: --feedback and --report were not written (run again to finish)",
                   file=sys.stderr)
@@ -133,19 +147,24 @@ def run(args):
     passed = all(grade.passed for grade in grades)
     applied = sandbox.limits() if isolation else {"isolation": "none (KVLAB_NO_ISOLATION=1): no limit applies"}
     mode = f"course {course.fingerprint}" if course else "PRACTICE (no --course: not a course's grade)"
+    entries = gradebook.roll(course, grades) if course else []
     if args.json:
         document = {"mode": "course" if course else "practice", "course": course.fingerprint if course else None,
                     "hidden_cases": seed_fingerprint(args.seed), "passed": passed, "interrupted": interrupted,
                     "isolated": isolation, "limits": applied, "folders": []}
+        counted = {id(entry.grade): entry for entry in entries if not entry.missing}
         for grade in grades:
             entry = grade.as_dict()
             if course:
-                score = courses.score(course, grade)
+                row = counted.get(id(grade))
+                score = row.score if row else courses.score(course, grade)
                 entry.update(student_id=course.student(grade.folder), points={str(step): points for step, points
                                                                                 in score.steps.items()},
-                             total=score.total, max_total=course.max_total, late=score.late,
-                             flags_codes=coursebook.flag_codes(grade, score))
+                             total=score.total, max_total=course.max_total, late=score.late, counted=row is not None,
+                             flags_codes=gradebook.flag_codes(row, course) if row else ["duplicate-hand-ins"])
             document["folders"].append(entry)
+        if course:
+            document["missing"] = [entry.student for entry in entries if entry.missing]
         print(json.dumps(document, indent=2))
     elif len(grades) == 1:
         print(grades[0])
@@ -156,9 +175,36 @@ def run(args):
         print(limits_line(applied))
         print(f"{mode}; hidden cases {seed_fingerprint(args.seed)}; `kvlab grade FOLDER` shows one folder's hints"
               + ("; interrupted: the folders marked were not graded" if interrupted else ""))
+    print_roll(entries)
     if interrupted:
         return 130
     return 0 if passed else 1
+
+
+def compare_with_store(course, grades):
+    """Compare the batch with the course's earlier batches (its similarity store), then add it to the store."""
+    from . import similarity
+
+    def key(grade):  # a hand-in's name in the store: its student id, else its folder's name
+        return course.student(grade.folder) or f"folder:{Path(grade.folder).name}"
+    stored = similarity.load_store(course.store, course.fingerprint)
+    similarity.mark(grades, stored, key)
+    try:
+        similarity.save_store(course.store, course.fingerprint, stored, grades, key)
+    except OSError as error:
+        print(f"kvlab grade: warning: the course's similarity store {course.store} was not written ({error})",
+              file=sys.stderr)
+
+
+def print_roll(entries):
+    """What a course's roll adds to the table: the students who handed nothing in, the second hand-ins."""
+    missing = [entry.student for entry in entries if entry.missing]
+    if missing:
+        print(f"not handed in ({len(missing)}): {', '.join(map(shown, missing))}")
+    for entry in entries:
+        if entry.others:
+            print(f"{shown(entry.student)}: {shown(entry.folder())} counts; also handed in: "
+                  f"{', '.join(map(shown, entry.others))} (flagged duplicate-hand-ins)")
 
 
 def cache_dir():
@@ -169,7 +215,8 @@ def default_seed():
     """$KVLAB_SEED, else this machine's secret seed: drawn once, kept beside the cache, reused by every run.
 
     The public checks' generators ship to students, so a known seed (0) would let them replay the hidden
-    cases; a secret one that stays the same keeps grades reproducible and cached.
+    cases; a secret one that stays the same keeps grades reproducible and cached. It has 128 bits: a
+    report's fingerprint of it cannot be searched back (a seed below 10**9 was, in seconds).
     """
     if os.environ.get("KVLAB_SEED"):
         try:
@@ -178,15 +225,18 @@ def default_seed():
             raise UserError(f"KVLAB_SEED must be a whole number, got {os.environ['KVLAB_SEED']!r}") from None
     path = cache_dir().parent / "seed"
     try:
-        return int(path.read_text().strip())
+        seed = int(path.read_text().strip())
+        if seed.bit_length() > SEED_BITS - 8:  # a seed of an older kvlab (below 10**9) is drawn again
+            return seed
     except (OSError, ValueError):
-        seed = secrets.randbelow(10 ** 9)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            files.write_atomically(path, f"{seed}\n")
-        except OSError:
-            pass  # a seed that cannot be kept still grades this run
-        return seed
+        pass
+    seed = secrets.randbits(SEED_BITS) | 1 << (SEED_BITS - 1)  # 128 bits: no fingerprint leads back to it
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomically(path, f"{seed}\n")
+    except OSError:
+        pass  # a seed that cannot be kept still grades this run
+    return seed
 
 
 def _progress_line(done, total):

@@ -21,11 +21,12 @@ from ..check import conversation, engine, labsteps
 from ..check import number_of as stub_step
 from ..check.labsteps import TITLES, read_text
 from ..check.report import Report, Row, Wrong, hold_back, printable
+from ..check import run as _run
 from ..check.run import failed, run_jobs
 
 __all__ = ["TITLES", "read_text", "Report", "Row", "Wrong", "hold_back", "printable", "failed", "run_jobs",
            "ARTIFACT_STEP", "SCRIPTS", "PROCESSES", "STEP_SCRIPT", "grade_steps", "default_points", "step_points",
-           "OTHER_ROW"]
+           "OTHER_ROW", "run_deadline"]
 
 ARTIFACT_STEP, SCRIPTS = lab.ARTIFACTS, lab.SCRIPTS
 PROCESSES = lab.PROCESSES   # {student module: its steps}: {"kvsim": (1, 5), "scenario": (2, 3, 4, 6, 7), ...}
@@ -38,6 +39,11 @@ PACKAGE = Path(__file__).resolve().parent.parent
 STAND_IN_LRU = "_kvlab_reference_lru"   # the module of the reference LRUCache, beside a student's TwoTierCache
 ORDER = tuple(number for name in sorted(PROCESSES, key=lambda name: (name in COMMANDS, name == CLASSES))
               for number in PROCESSES[name])  # the steps on no class first, then the classes, then what runs on them
+
+
+def run_deadline(timeout):
+    """Seconds a process of one job may take before it is stopped: its time and the start-up allowance."""
+    return timeout + _run.STARTUP_ALLOWANCE
 
 
 def _class_of(number):
@@ -53,7 +59,8 @@ def stand_in_module(names):
     return "".join("".join(lines[node.lineno - 1:node.end_lineno]) + "\n" for node in kept)
 
 
-def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None, here=None):
+def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=None, transform=None, here=None,
+          late=None):
     generator = engine.judge(steps, expect, seed=seed, number_of=stub_step, artifacts=texts, owner=lab.owner,
                              stood_in=PROCESSES[CLASSES] if texts is not None else ())
     if here is not None:  # trusted code in this process ({module name: module}): the tests, the costs table
@@ -66,15 +73,16 @@ def _talk(steps, copy, backend, expect, seed, timeout, kinds, texts=None, files=
                 modules = on_kvsim(modules, reference_modules()[CLASSES])
         return conversation.here(generator, lambda jobs: run_here(transform(jobs) if transform else jobs, modules))
     return conversation.talk(generator, copy, timeout=timeout, backend=backend, files=files,
-                             transform=(lambda jobs, request: transform(jobs)) if transform else None, kinds=kinds)
+                             transform=(lambda jobs, request: transform(jobs)) if transform else None, kinds=kinds,
+                             late=late)
 
 
-def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None):
+def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None, late=None):
     """({step: engine Result} of a hand-in snapshot `copy`, the steps whose code the later steps were judged
     without: the reference's stood in for it). `here`: {module name: module} to run in this process instead
     (trusted code only: the reference with a planted mistake)."""
     results = _talk([lab.STEPS[number] for number in ORDER], copy, backend, expect, seed, timeout, kinds, texts,
-                    here=here)
+                    here=here, late=late)
     replaced = set()
     classes = PROCESSES[CLASSES]
     for number in classes:  # a class judged on the reference's class of an earlier failing step (TwoTierCache)
@@ -83,13 +91,13 @@ def grade_steps(copy, backend, expect, *, seed, texts, timeout, kinds, here=None
             names = [_class_of(earlier) for earlier in failing]
             patch = {name: [STAND_IN_LRU, name] for name in names}
             again = _talk([lab.STEPS[number]], copy, backend, expect, seed, timeout, kinds,
-                          files={f"{STAND_IN_LRU}.py": stand_in_module(names)}, here=here,
+                          files={f"{STAND_IN_LRU}.py": stand_in_module(names)}, here=here, late=late,
                           transform=lambda jobs: [{**job, "patch": patch} if job["kind"] == "ops" else job for job in jobs])
             results[number] = _quiet(again[number])
             replaced.update(failing)
     if any(not results[number].passed for number in classes):  # scenario.py's code on the reference kvsim.py
         scenario = [lab.STEPS[number] for name in COMMANDS for number in PROCESSES[name]]
-        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, here=here,
+        again = _talk(scenario, copy, backend, expect, seed, timeout, kinds, here=here, late=late,
                       files={lab.STEPS[classes[0]].file: (PACKAGE / lab.STEPS[classes[0]].file).read_text(encoding="utf-8")})
         for step in scenario:
             results[step.number] = _merged(results[step.number], _quiet(again[step.number]))

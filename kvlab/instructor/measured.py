@@ -10,14 +10,17 @@ from typing import NamedTuple
 
 from .. import paths, records
 from ..errors import UserError
+from ..i18n import Msg
 
 
 class Measurement(NamedTuple):
-    """A measured file: where it is, its lines, its records; `real` unless it is the repository's stand-in."""
+    """A measured file: where it is, its lines, its records; `real` unless it is the repository's stand-in;
+    `name`: how a report names it (a catalog message: never a path of the grader's machine)."""
     path: Path
     lines: list
     records: list
     real: bool
+    name: object = Msg("grade.lab-measurement")
 
 
 def lab_measurement(course=None):
@@ -37,7 +40,8 @@ def lab_measurement(course=None):
     except (OSError, records.InputError) as error:
         raise UserError(f"the lab's measured file cannot be read: {error}") from None
     compared = bool(course.measurement) if course is not None else not paths.is_stand_in(path)
-    return Measurement(path, lines, found, compared)
+    name = Msg("grade.course-measurement") if course is not None and compared else Msg("grade.lab-measurement")
+    return Measurement(path, lines, found, compared, name)
 
 
 def own_records(text):

@@ -80,16 +80,18 @@ class Bubblewrap:
 
     `slot` (0 to WORKERS - 1) is the grader's worker number, which picks the sandbox's outside uid;
     by default each run takes a free one. `budget` (from budget(), entered) is the hand-in's group
-    its sandboxes share; by default each run has one of its own, of HANDIN_MEMORY bytes.
+    its sandboxes share; by default each run has one of its own, of HANDIN_MEMORY bytes. `deadline` (a
+    time.monotonic() time): the hand-in's wall-clock bound; a sandbox still running then is stopped as a
+    timeout (through its CPU clock, which then reads as infinite: where there is no cgroup, at its own end).
     """
 
-    def __init__(self, slot=None, budget=None):
+    def __init__(self, slot=None, budget=None, deadline=None):
         ok, reason = available()
         if not ok:
             raise SandboxUnavailable(reason)
         if slot is not None and slot not in range(WORKERS):
             raise ValueError(f"slot must be in 0..{WORKERS - 1}, got {slot}")
-        self.python, self.slot, self.budget = interpreter(), slot, budget
+        self.python, self.slot, self.budget, self.deadline = interpreter(), slot, budget, deadline
 
     def launch(self, scratch):
         """The bwrap command for the files of `scratch`; waits, afterwards, until the sandbox is gone."""
@@ -127,9 +129,18 @@ class Bubblewrap:
             fds = (*[handle.fileno() for handle in files.values()], driver.fileno(), status_end)
             report = {}
             yield Launch({"args": args, "pass_fds": fds, "env": {}, **_identity(slot, group)},
-                         functools.partial(_ended, status, report, group),
-                         group.cpu_seconds if group.has_clock else None)
+                         functools.partial(_ended, status, report, group), _clock(group, self.deadline))
             _wait_gone(report.get("child-pid"))
+
+
+def _clock(group, deadline):
+    """The sandbox's CPU clock for run_jobs' deadline (None: no cgroup, the wall clock counts), which reads as
+    infinite once the hand-in's wall-clock `deadline` has passed: the sandbox is then stopped as a timeout."""
+    if not group.has_clock:
+        return None
+    if deadline is None:
+        return group.cpu_seconds
+    return lambda: float("inf") if time.monotonic() >= deadline else group.cpu_seconds()
 
 
 @functools.cache
@@ -268,16 +279,18 @@ def _slot(wanted=None):
             _slot_freed.notify_all()
 
 
-def _identity(slot, group=None):
+def _identity(slot, group=None, uid=None, then=None):
     """Popen arguments that put the sandbox in its cgroup `group` and give it its outside uid and hard limits.
 
     As root, bwrap would map the sandbox to root outside, where RLIMIT_NPROC is not enforced; so it
-    runs as a uid of its own (one per slot: sandboxes running at once do not share a process count).
-    As anyone else it runs as us, and RLIMIT_NPROC counts all our processes: the limit is what we
-    have now plus PROCESS_LIMIT. The child enters its group first, while it is still root.
+    runs as a uid of its own (one per slot: sandboxes running at once do not share a process count;
+    `uid`: this one instead). As anyone else it runs as us, and RLIMIT_NPROC counts all our processes:
+    the limit is what we have now plus PROCESS_LIMIT. The child enters its group first, while it is
+    still root; then(), if given, runs last (kvlab.instructor.fallback: its seccomp filter).
     """
     if os.geteuid() == 0:
-        uid, processes = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot, PROCESS_LIMIT
+        uid = OUTSIDE_UID_BASE + (os.getpid() % HIGHEST_PID) * WORKERS + slot if uid is None else uid
+        processes = PROCESS_LIMIT
     else:
         uid, processes = None, _my_tasks() + PROCESS_LIMIT
     limits = [(resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
@@ -289,10 +302,12 @@ def _identity(slot, group=None):
             group.enter()
         if uid is not None:
             os.setgroups([])
-            os.setregid(uid, uid)
-            os.setreuid(uid, uid)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
         for limit, value in hard:
             resource.setrlimit(limit, (value, value))
+        if then is not None:
+            then()
     return {"preexec_fn": prepare}
 
 

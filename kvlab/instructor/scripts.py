@@ -1,107 +1,183 @@
-"""What a hand-in's scripts are, read without running them: normalized (comments and layout gone) to
-compare with the reference and with each other, the modules they import, and the steps a refused file
-or a module that shadows the standard library explains.
+"""What a hand-in's scripts are, read without running them: the modules they import (so that a refused file,
+a module that shadows the standard library or one the lab does not allow is named as a step's cause),
+and their marks for similarity (kvlab.instructor.reader), compared with the reference, with the class
+and with the course's earlier batches (kvlab.instructor.similarity).
+
+A hand-in is read by a child process of its grading thread (Reader): at most PARSE_LIMIT bytes a file and
+READ_BYTES a hand-in (the three scripts first, then the modules they import, nothing else), within
+READ_SECONDS of wall-clock time a hand-in, after which the child is killed and the files not read are
+flagged (not-read); no lock is shared across hand-ins.
 """
-import ast
 import hashlib
+import json
+import os
+import resource
+import select
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 from ..i18n import Msg
-from . import sandbox
-from .judge import SCRIPTS, STEP_SCRIPT, Report, read_text
+from . import reader, sandbox
+from .judge import SCRIPTS, STEP_SCRIPT, Report
 
-PARSE_LIMIT = 200_000     # bytes of a .py file the grader parses (to fingerprint or follow imports); larger: bytes
-_AST = threading.Lock()   # ast work is serialised: CPython 3.11's parser is not safe in threads (SystemError)
-
-
-def normalized(text):
-    """Python source without comments or layout: two files that differ only in those compare equal.
-
-    The parsed syntax tree says exactly that (quotes and parentheses aside); a file that does not
-    parse is compared by its words.
-    """
-    if len(text) > PARSE_LIMIT:
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    with _AST:
-        known = _normalized.get(text)
-        if known is None:
-            try:
-                known = ast.dump(ast.parse(text))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                known = " ".join(text.split())
-            _remember(_normalized, text, known)
-        return known
+PARSE_LIMIT = 200_000     # bytes of a .py file the grader reads (a larger one is not read, and flagged)
+READ_BYTES = 1_000_000    # bytes the grader reads of one hand-in, its files together
+READ_SECONDS = 10.0       # wall-clock seconds the grader's reading of one hand-in may take (honest ones: milliseconds)
+READER_MEMORY = 1_000_000_000  # bytes of address space of a reader process
+READER = Path(reader.__file__).resolve()
+REMEMBERED = 2_000        # distinct files a batch remembers what reading found in
 
 
-_normalized, _imported = {}, {}   # source -> normalized(), source -> imported names: a class shares most files
-REMEMBERED = 2_000                # sources each keeps (at most PARSE_LIMIT bytes each)
+class Reading(NamedTuple):
+    """What reading a hand-in found: {module: the names it imports}, {script: its marks}, the files not read."""
+    imports: dict
+    marks: dict
+    unread: tuple = ()
 
 
-def _remember(memo, key, value):
-    if len(memo) >= REMEMBERED:
-        memo.clear()
-    memo[key] = value
+class Reader:
+    """A child process that reads source for one grading thread at a time (reader.py's protocol): killed, and
+    started again for the next hand-in, when one hand-in's reading passes its time."""
+
+    def __init__(self):
+        self.process = None
+
+    def start(self):
+        python = os.path.realpath(sys.executable)
+        self.process = subprocess.Popen([python, "-I", "-S", str(READER)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            resource.prlimit(self.process.pid, resource.RLIMIT_AS, (READER_MEMORY, READER_MEMORY))
+        except (OSError, ValueError):
+            pass  # it stays bounded in time
+
+    def ask(self, data, with_marks, ends):
+        """{"imports", "marks"} of one file's bytes; None if the hand-in's time (`ends`, monotonic) ran out."""
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        process = self.process  # (Readers.close() may end it from another thread: then this file is not read)
+        try:
+            process.stdin.write(f"{len(data)} {int(with_marks)}\n".encode() + data)
+            process.stdin.flush()
+            answer = self._line(process.stdout, ends)
+        except (OSError, ValueError):
+            answer = None
+        if answer is None:
+            self.close()  # killed mid-file: the next hand-in gets a new reader
+            return None
+        try:
+            return json.loads(answer)
+        except ValueError:
+            self.close()
+            return None
+
+    @staticmethod
+    def _line(stdout, ends):
+        line = b""
+        while not line.endswith(b"\n"):
+            left = ends - time.monotonic()
+            if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                return None
+            chunk = os.read(stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            line += chunk
+        return line
+
+    def close(self):
+        process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            for pipe in (process.stdin, process.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
 
-def reference_scripts():
-    """{script: normalized text} of the reference (its solution markers are comments, so they vanish)."""
-    package = Path(__file__).resolve().parent.parent
-    return {name: normalized((package / name).read_text(encoding="utf-8")) for name in SCRIPTS}
+class Readers:
+    """One Reader per grading thread (nothing shared across hand-ins), all closed at the end of a batch."""
+
+    def __init__(self):
+        self.local, self.all, self.lock = threading.local(), [], threading.Lock()
+        self.known = {}  # (the file's SHA-256, with marks) -> what reading it found: a class shares most files
+
+    def read(self, data, with_marks, ends):
+        """What reading `data` finds (once per distinct content and batch), or None if the time ran out."""
+        key = (hashlib.sha256(data).digest(), with_marks)
+        with self.lock:  # held for a look-up only, never while a file is read
+            found = self.known.get(key)
+        if found is None:
+            found = self.mine().ask(data, with_marks, ends)
+            if found is not None:
+                with self.lock:
+                    if len(self.known) >= REMEMBERED:
+                        self.known.clear()
+                    self.known[key] = found
+        return found
+
+    def mine(self):
+        found = getattr(self.local, "reader", None)
+        if found is None:
+            found = self.local.reader = Reader()
+            with self.lock:
+                self.all.append(found)
+        return found
+
+    def close(self):
+        with self.lock:
+            for each in self.all:
+                each.close()
+            self.all.clear()
 
 
-def script_texts(copy):
-    """{script: normalized text, or None if the snapshot has no such file}."""
-    texts = {}
-    for name in SCRIPTS:
-        text = read_text(Path(copy) / name, limit=sandbox.LARGEST_FILE)
-        texts[name] = None if text is None else normalized(text)
-    return texts
+def read_handin(copy, readers=None, seconds=None):
+    """The Reading of a snapshot: its three scripts (marks and imports), then the modules they import that it
+    holds, breadth first, while READ_BYTES and `seconds` last. A file over PARSE_LIMIT bytes, or beyond
+    either bound, is not read (listed in `unread`)."""
+    own = readers is None
+    readers = readers or Readers()
+    ends, left = time.monotonic() + (READ_SECONDS if seconds is None else seconds), READ_BYTES
+    imports, marks, unread, todo, seen = {}, {}, [], [name[:-3] for name in SCRIPTS], set()
+    try:
+        while todo:
+            module = todo.pop(0)
+            if module in seen:
+                continue
+            seen.add(module)
+            path = Path(copy) / f"{module}.py"
+            if not path.is_file() or path.is_symlink():
+                continue
+            data = path.read_bytes()
+            if len(data) > min(PARSE_LIMIT, left) or time.monotonic() >= ends:
+                unread.append(path.name)
+                continue
+            left -= len(data)
+            found = readers.read(data, f"{module}.py" in SCRIPTS, ends)
+            if found is None:
+                unread.append(path.name)
+                continue
+            imports[module] = frozenset(found["imports"])
+            if found["marks"] is not None:
+                marks[f"{module}.py"] = tuple(found["marks"])
+            todo += sorted(found["imports"])
+    finally:
+        if own:
+            readers.close()
+    return Reading(imports, marks, tuple(unread))
 
 
-def fingerprint(texts):
-    """A hash of the normalized scripts, equal for hand-ins that differ only in comments and layout; "" if none."""
-    if not any(texts.values()):
-        return ""
-    digest = hashlib.sha256()
-    for name, text in texts.items():
-        digest.update(name.encode() + b"\0" + (text or "").encode("utf-8", "surrogatepass") + b"\0")
-    return digest.hexdigest()
+_READERS = Readers()  # imports(): one reader per thread that asks, kept for the process's life
 
 
 def imports(copy):
-    """{module: names it imports} for the snapshot's .py files, as far as reading them tells (no code runs)."""
-    found = {}
-    for path in Path(copy).glob("*.py"):
-        try:
-            source = path.read_bytes()
-        except OSError:
-            source = None
-        found[path.stem] = set(imported_names(source))
-    return found
-
-
-def imported_names(source):
-    """The top-level module names a file's source imports (none if it does not parse, or is too large)."""
-    if source is None or len(source) > PARSE_LIMIT:
-        return frozenset()  # a 5 MB file nothing imports must not cost the batch
-    with _AST:
-        known = _imported.get(source)
-        if known is not None:
-            return known
-        names = set()
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None  # it cannot run either: its step says why
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, ast.Import):
-                names.update(alias.name.partition(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names.add(node.module.partition(".")[0])  # `from .kvsim import` too: the lab's scripts do both
-        known = frozenset(names)
-        _remember(_imported, source, known)
-        return known
+    """{module: names it imports} of a snapshot, as the grader reads it."""
+    return read_handin(copy, _READERS).imports
 
 
 def reached(module, imported):
@@ -132,9 +208,11 @@ def refusals(found):
     return {name: why for attribute, why in REFUSED for name in getattr(found, attribute)}
 
 
-def causes(copy, found):
-    """{step: (hint, misconception)} for steps whose code a refused file or a shadowing module explains."""
-    refused, imported = refusals(found), imports(copy)
+def causes(reading, found, holds=()):
+    """{step: (misconception, seen)} for steps whose code a refused file, a module that shadows the standard
+    library, or a module the lab does not allow (numpy: the lab's scripts are standard library only)
+    explains. `holds`: the hand-in's module names (its .py files)."""
+    refused, imported = refusals(found), reading.imports
     shadowing = {name[:-3]: name for name in found.shadows_stdlib}
     explained = {}
     for number, script in STEP_SCRIPT.items():
@@ -142,12 +220,17 @@ def causes(copy, found):
         bad = [Msg("seen.file-is", file=f"{name}.py", why=refused[f"{name}.py"])
                for name in sorted(modules) if f"{name}.py" in refused]
         shadows = [shadowing[name] for name in sorted(modules) if name in shadowing]
+        foreign = sorted({(name, f"{module}.py") for module in modules for name in imported.get(module, ())
+                          if name not in sys.stdlib_module_names and name not in holds and name != "__future__"})
         if bad:
             explained[number] = ("missing-file", Msg("seen.refused", files=_joined(bad)))
         elif shadows:
             statements = ", ".join(f"`import {name[:-3]}`" for name in shadows)
             explained[number] = ("shadows-stdlib", Msg("seen.shadows", files=", ".join(shadows), imports=statements,
                                                        script=f"{script}.py"))
+        elif foreign:
+            name, file = foreign[0]
+            explained[number] = ("not-allowed-import", Msg("seen.not-allowed-import", module=name, file=file))
     return explained
 
 

@@ -32,6 +32,7 @@ MESSAGES = {
 def cases(rng, hidden):
     runs = commands.random_params(rng, 6 if hidden else 14, docs=(2, 14) if hidden else (1, 6), big=hidden) \
         + commands.large_params(rng, 1 if hidden else 2) + commands.reverse_params(rng, 1 if hidden else 4)
+    runs.append({"gpu": 2, "docs": 3, "tokens": 3, "passes": ["fwd", "fwd"]})  # every document larger than the GPU
     found = [{"kind": "run", **params} for params in runs]
     if not hidden:
         found.append({"kind": "defaults"})

@@ -33,7 +33,8 @@ MISCONCEPTIONS = tuple(Misconception(name, NUMBER) for name in (
 def cases(rng, hidden):
     if hidden:
         return []
-    return [sweeps.function_case("gpu_cliff", [4, 9, 10], {"docs": 2, "tokens": 5, "passes": ["fwd", "rev"]}, "gpu")]
+    return [sweeps.function_case("gpu_cliff", [4, 9, 10], {"docs": 2, "tokens": 5, "passes": ["fwd", "rev"]}, "gpu"),
+            sweeps.function_case("gpu_cliff", [3, 6], {"docs": 3, "tokens": 3, "passes": ["fwd", "fwd", "rev"]}, "gpu")]
 
 
 def artifact_cases(texts):

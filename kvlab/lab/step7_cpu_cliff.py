@@ -34,6 +34,8 @@ def cases(rng, hidden):
     if hidden:
         return []
     return [sweeps.function_case("cpu_cliff", [0, 5, 10], {"gpu": 5, "docs": 2, "tokens": 5, "passes": ["fwd", "rev"]},
+                                 "cpu"),
+            sweeps.function_case("cpu_cliff", [0, 9], {"gpu": 3, "docs": 3, "tokens": 3, "passes": ["fwd", "rev", "fwd"]},
                                  "cpu")]
 
 

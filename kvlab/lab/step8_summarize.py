@@ -75,8 +75,20 @@ def random_input(rng, hidden):
     return lines_of(passes, rng, shuffle=rng.random() < 0.5)
 
 
+# Inputs the lab text's contract must hold on, whatever the random ones draw: one config only (its part is
+# {} and there is no ratio), a pass in one config only, a baseline at 0 ms (a ratio of 0), equal values.
+SHAPES = (
+    {"pass1-cold": {"baseline": [590.0, 580.0]}},
+    {"pass1-cold": {"baseline": [600.0, 610.0], "lmcache": [590.0, 600.0]}, "warmup": {"baseline": [700.0]}},
+    {"pass2-replay": {"baseline": [0, 0, 0], "lmcache": [48.5, 49.0, 48.0]}},
+    {"pass3-reverse": {"baseline": [30.0, 30.0, 575.0, 30.0], "lmcache": [30.0, 48.0, 48.0, 30.0]}},
+)
+
+
 def cases(rng, hidden):
-    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(8 if hidden else 14)]
+    found = [{"kind": "input", "lines": random_input(rng, hidden)} for _ in range(8 if hidden else 10)]
+    if not hidden:
+        found += [{"kind": "input", "lines": lines_of(shape)} for shape in SHAPES]
     for _ in range(1 if hidden else 2):
         lines = random_input(rng, hidden)
         blank = list(lines)

@@ -23,23 +23,35 @@ sys.path.insert(0, str(ROOT))
 from kvlab import summarize  # noqa: E402  (after the path is set)
 from kvlab.instructor import artifacts, batch, gradebook  # noqa: E402
 
-HOOK = "    args = parser.parse_args(argv)\n"
+HOOKS = {"scenario.py": "    args = parser.parse_args(argv)\n",  # a line of each reference main(), before its work
+         "summarize.py": "    args = sys.argv[1:] if argv is None else argv\n"}
+
+
+def hooked(file, code):
+    """A change to `file` that runs `code` first thing in its main(); refused if the reference has moved on."""
+    def change(text):
+        if HOOKS[file] not in text:
+            raise SystemExit(f"bench_mixed: {file} has no line {HOOKS[file]!r} to hook into any more")
+        return text.replace(HOOKS[file], HOOKS[file] + code)
+    return change
+
+
 ATTACKS = {
     "big-files": {f"extra{n}.py": "x = 1\n" * 800_000 for n in range(2)},
-    "flood": {"scenario.py": lambda text: text.replace(HOOK, HOOK + "    import os\n"
-                                                       "    for _ in range(400):\n        os.write(3, b'x' * 1_000_000)\n")},
+    "flood": {"scenario.py": hooked("scenario.py", "    import os\n    for _ in range(400):\n"
+                                                   "        os.write(3, b'x' * 1_000_000)\n")},
     "memfd": {"kvsim.py": lambda text: "import os\nfd = os.memfd_create('x')\ntry:\n"
                                        "    os.posix_fallocate(fd, 0, 3_000_000_000)\nexcept OSError:\n    pass\n" + text},
-    "shm": {"summarize.py": lambda text: text.replace(HOOK, HOOK + "    try:\n        open('/dev/shm/x', 'wb')"
-                                                      ".write(b'x' * 200_000_000)\n    except OSError:\n        pass\n")},
-    "many-gb": {"summarize.py": lambda text: text.replace(HOOK, HOOK + "    import os\n    for _ in range(20):\n"
-                                                          "        if os.fork() == 0:\n            b = bytearray(100_000_000)\n"
-                                                          "            import time; time.sleep(5); os._exit(0)\n")},
-    "spinner-1": {"scenario.py": lambda text: text.replace(HOOK, HOOK + "    import os\n    for _ in range(8):\n"
-                                                           "        if os.fork() == 0:\n            os.setsid()\n"
-                                                           "            while True: pass\n")},
+    "shm": {"summarize.py": hooked("summarize.py", "    try:\n        open('/dev/shm/x', 'wb')"
+                                                  ".write(b'x' * 200_000_000)\n    except OSError:\n        pass\n")},
+    "many-gb": {"summarize.py": hooked("summarize.py", "    import os\n    for _ in range(20):\n"
+                                                      "        if os.fork() == 0:\n            b = bytearray(100_000_000)\n"
+                                                      "            import time; time.sleep(5); os._exit(0)\n")},
+    "spinner-1": {"scenario.py": hooked("scenario.py", "    import os\n    for _ in range(8):\n"
+                                                       "        if os.fork() == 0:\n            os.setsid()\n"
+                                                       "            while True: pass\n")},
     "forged-line": {"kvsim.py": lambda text: "import os\nos.write(3, b'{\"job\": 0, \"kind\": \"missing\"}\\n')\n" + text},
-    "exit-137": {"summarize.py": lambda text: text.replace(HOOK, HOOK + "    import os\n    os._exit(137)\n")},
+    "exit-137": {"summarize.py": hooked("summarize.py", "    import os\n    os._exit(137)\n")},
 }
 ATTACKS["spinner-2"] = ATTACKS["spinner-1"]
 
@@ -96,10 +108,9 @@ def main():
     files = reference()
     with tempfile.TemporaryDirectory(prefix="kvlab-bench-mixed-") as root:
         honest = [build(root, f"honest-{n}", files) for n in range(args.honest)]
-        honest.append(build(root, "chatty", files, {"scenario.py": lambda text: text.replace(
-            HOOK, HOOK + "    print('progress ' * 20_000, file=sys.stderr)\n")}))
-        honest.append(build(root, "slow", files, {"summarize.py": lambda text: text.replace(
-            HOOK, HOOK + "    import time\n    time.sleep(0.1)\n")}))
+        honest.append(build(root, "chatty", files, {"scenario.py": hooked(
+            "scenario.py", "    print('progress ' * 20_000, file=sys.stderr)\n")}))
+        honest.append(build(root, "slow", files, {"summarize.py": hooked("summarize.py", "    import time\n    time.sleep(0.1)\n")}))
         attacks = [build(root, name, files, changes) for name, changes in ATTACKS.items()]
         attacks.append(build(root, "halved", files))
         halved(attacks[-1])

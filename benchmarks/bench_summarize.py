@@ -6,8 +6,9 @@ Writes a measurement of --lines lines into a temporary folder (the lab's schema 
 values: two configs, five passes, lines / 10 documents), then runs three ways of summarizing it,
 each alone in a fresh process:
 
-    stream  summarize.summarize(summarize.iter_records(path))   what `summarize.py IN OUT` does
-    list    summarize.summarize(summarize.read_records(path))   every record kept as a dict first
+    stream  summarize.summarize(records.iter_records(path))     kvlab's reader, one record at a time
+    list    summarize.summarize(summarize.read_records(path))   what `summarize.py IN OUT` does: every record
+                                                                kept as a dict first
     pandas  pandas.read_json(path, lines=True) + groupby(config, pass) count/median/mean
 
 For each it prints the best of --repeats runs (the ways take turns, so a busy machine slows them
@@ -66,6 +67,7 @@ def child(way, path):
         import pandas as pd
     else:
         sys.path.insert(0, str(ROOT))
+        from kvlab import records as reader
         from kvlab import summarize
     imports_mb = peak_mb()
     start = time.perf_counter()
@@ -75,8 +77,7 @@ def child(way, path):
         stats = {f"{config}/{name}": [int(row["count"]), round(float(row["median"]), 1), round(float(row["mean"]), 1)]
                  for (config, name), row in groups.iterrows()}
     else:
-        records = summarize.iter_records(path) if way == "stream" else summarize.read_records(path)
-        summary = summarize.summarize(records)
+        summary = summarize.summarize(reader.iter_records(path) if way == "stream" else summarize.read_records(path))
         stats = {f"{config}/{name}": [row["n"], row["p50_ms"], row["mean_ms"]]
                  for config in summarize.CONFIGS for name, row in summary[config].items()}
     seconds = time.perf_counter() - start

@@ -193,8 +193,8 @@ MESSAGES = {
     "hint.sweep-zeros": "Your sweep gives 0 everywhere. Put the second pass's count under each capacity: passes[1][\"misses\"] in step 7.",
     "hint.sweep-drops-arguments": "The other scenario arguments are lost. Pass them on: run(gpu=capacity, **scenario).",
     "hint.sweep-gpu-hits-only": "The second pass's hits are gpu_hits + cpu_hits. Counting gpu_hits alone is wrong as soon as there is a CPU tier.",
-    "hint.cpu-cliff-sweeps-gpu": "cpu_cliff varies the GPU capacity. It must keep gpu fixed and vary the CPU: run(gpu=gpu, cpu=capacity, **scenario).",
-    "hint.cpu-cliff-ignores-gpu": "cpu_cliff ignores the gpu it is given (the default GPU capacity is used). Pass it on: run(gpu=gpu, cpu=capacity, **scenario).",
+    "hint.cpu-cliff-sweeps-gpu": "Your loop varies the GPU capacity. It must keep the GPU at 21520 and vary the CPU capacity: --gpu 21520 --cpu C.",
+    "hint.cpu-cliff-ignores-gpu": "Your loop leaves the GPU at its default capacity, not the one it was given. Pass the GPU capacity to every run: --gpu G --cpu C.",
     "hint.median-even": "For an even count, the median is the mean of the two middle values (statistics.median), not one of them.",
     "hint.median-unsorted": "The median is the middle of the sorted values: sort them first (statistics.median does).",
     "hint.ratio-inverted": "ratio = baseline / lmcache (how many times faster lmcache is), not lmcache / baseline.",
@@ -240,6 +240,7 @@ MESSAGES = {
     "notebook.stopped-value": "it raised {error} on what your step {step} code returned; run check.step({step})",
     "notebook.stopped-value-exercise": ("it raised {error} on what your exercise 07 code returned; "
                                         "run check.mru_cache()"),
+    "notebook.value-stopped": "{name} is not complete: an earlier cell stopped ({reason})",
     "notebook.name-stopped": "{name} is not defined: an earlier cell stopped ({reason})",
     "notebook.bad-value": ("this cell stopped ({error}): it uses what your step {step} code returned; "
                            "run check.step({step})"),
@@ -303,6 +304,24 @@ MESSAGES = {
     "notebook.timeline-miss": "read: miss (then stored)",
     "notebook.timeline-evicted": "evicted by this read",
     "notebook.timeline-slider": "GPU capacity (tokens)",
+    "notebook.stepper-read": "Read {number} of {reads}: pass {pass_number} ({order}) reads document {key}: {outcome}; {evicted}.",
+    "notebook.stepper-hit": "a hit",
+    "notebook.stepper-miss": "a miss, then stored",
+    "notebook.stepper-gpu": "a GPU hit",
+    "notebook.stepper-cpu": "loaded from the CPU tier",
+    "notebook.stepper-evicts": "it evicts {keys}",
+    "notebook.stepper-evicts-gpu": "the GPU tier evicts {keys}",
+    "notebook.stepper-evicts-cpu": "the CPU tier evicts {keys}",
+    "notebook.stepper-nothing-evicted": "nothing is evicted",
+    "notebook.stepper-cache": "the cache: oldest on the left, newest on the right",
+    "notebook.stepper-tier-gpu": "GPU tier: oldest on the left, newest on the right",
+    "notebook.stepper-tier-cpu": "CPU tier: oldest on the left, newest on the right",
+    "notebook.stepper-back": "one read back",
+    "notebook.stepper-forward": "one read forward",
+    "notebook.stepper-slider": "read",
+    "notebook.stepper-no-widgets": ("Buttons can step through these reads one at a time, forward and back. They need "
+                                    "ipywidgets: run `pip install ipywidgets`, then restart the kernel. The timeline "
+                                    "above shows every read at once."),
     "fonts.none": ("No font for this language's figures: kvlab's own {file} is missing or unreadable, and this "
                    "machine has none. The figures' text may show as boxes; reinstalling kvlab with the README's "
                    "command brings the font back."),
@@ -322,12 +341,19 @@ MESSAGES = {
     "notebook.run-none": "no notebooks to run (none named NN_topic.ipynb in {folder})",
 
     # a prediction cell and the cell after it (notebook.compare_prediction)
-    "notebook.prediction-blank": "{what}: no prediction written. Your code gives {value}.",
+    "notebook.prediction-blank": ("{what}: **predict first.** Write your prediction in the cell above and run it. "
+                                  "Then run this cell again."),
+    "notebook.command-timeout": "`{command}` did not finish within {seconds} s.",
+    "notebook.command-failed": "`{command}` stopped with exit status {code}: {error}",
+    "notebook.command-no-error": "it printed no error",
+    "notebook.command-not-json": "`{command}` did not print exactly one JSON document. It printed: {text}",
+    "notebook.loop-not-written": ("{name} is not defined yet. Write the loop of step {step} in the cell under "
+                                  "\"Your task (step {step})\", then run it."),
+    "notebook.loop-stopped": "Your loop of step {step} stopped: {error}",
     "notebook.prediction-same": "{what}: you predicted {prediction}. Your code gives {value}. They agree.",
     "notebook.prediction-differs": ("{what}: you predicted {prediction}. Your code gives {value}. They differ: "
                            "which one follows the rules?"),
     "notebook.prediction-stopped": "{what}: you predicted {prediction}. Your code stopped: {line}",
-    "notebook.prediction-stopped-blank": "{what}: no prediction written. Your code stopped: {line}",
 
     # the notebooks' computed prose: nb.<notebook>.<name>
     "nb.00.not-installed": "not installed",
@@ -349,14 +375,14 @@ MESSAGES = {
                               "left long ago."),
     "nb.02.what-second-pass": "The second pass's hits",
     "nb.02.what-reverse": "Which documents the reverse pass hits, in read order",
-    "nb.02.resident": "the GPU holds {resident} of {docs} documents; all of them would need {total:,} tokens",
+    "nb.02.resident": "the GPU holds {resident} of {docs} documents",
     "nb.02.trace-hit": "read {doc}: hit   evicts {evicted}  cache now {keys}",
     "nb.02.trace-miss": "read {doc}: miss  evicts {evicted}  cache now {keys}",
-    "nb.02.answer-second-pass": ("**Answer.** None. Each miss evicts the document read {resident} reads earlier: the "
-                                 "cache remembers only the last {resident} reads, but a pass in the same order comes "
-                                 "back to a document only after reading all {others} others. Documents "
-                                 "{first_kept}–{last} were in the cache when the second pass started, yet they were "
-                                 "evicted while it read 0–{last_read}, before their turn."),
+    "nb.02.answer-second-pass": ("**Answer.** None. Each miss evicts the document read {resident} reads earlier. So the "
+                                 "cache remembers only the last {resident} reads. A pass in the same order comes back "
+                                 "to a document only after reading all {others} others. Documents {first_kept}–{last} "
+                                 "were in the cache when the second pass started. Yet they were evicted while it read "
+                                 "0–{last_read}, before their turn."),
     "nb.02.answer-second-pass-all": ("**Answer.** All {docs}: the GPU holds every document, so nothing is ever "
                                      "evicted."),
     "nb.02.answer-second-pass-none": "**Answer.** None: not even one document fits in the GPU.",
@@ -370,18 +396,19 @@ MESSAGES = {
                                 "already read. Reversing the order turns the worst case (oldest first) into the best "
                                 "(most recent first)."),
     "nb.03.what-six": "The second-pass hits at the six capacities",
+    "nb.03.what-total": "The size of all the documents together, in tokens",
     "nb.03.what-first-hit": "The smallest GPU capacity with a second-pass hit",
     "nb.03.what-evicted": "What the second pass's first read evicts, one token short",
     "nb.03.total": "all {docs} documents together: {docs} × {tokens:,} = {total:,} tokens",
     "nb.03.table-header": "GPU capacity (tokens)  documents that fit  second-pass hits",
-    "nb.03.none-and-some": (("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
+    "nb.03.none-and-some": (("With your loop: {largest:,} tokens hold {fit} of the {docs} documents and still "
                              "get no hit; {smallest:,} tokens get {hits} hit."),
-                            ("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still "
+                            ("With your loop: {largest:,} tokens hold {fit} of the {docs} documents and still "
                              "get no hit; {smallest:,} tokens get {hits} hits.")),
-    "nb.03.only-none": ("With your `gpu_cliff`: {largest:,} tokens hold {fit} of the {docs} documents and still get "
+    "nb.03.only-none": ("With your loop: {largest:,} tokens hold {fit} of the {docs} documents and still get "
                         "no hit."),
-    "nb.03.only-some": ("With your `gpu_cliff`: {smallest:,} tokens get {hits} hit.",
-                        "With your `gpu_cliff`: {smallest:,} tokens get {hits} hits."),
+    "nb.03.only-some": ("With your loop: {smallest:,} tokens get {hits} hit.",
+                        "With your loop: {smallest:,} tokens get {hits} hits."),
     "nb.03.sweep-values": "{count} capacities from 0 to {last:,}: the hits take only the values {values}",
     "nb.03.no-first-hit": "No GPU capacity up to {limit:,} tokens gives a second-pass hit.",
     "nb.03.first-hit-at-total": ("The first GPU capacity with a second-pass hit: **{capacity:,} tokens** = {docs} × "
@@ -389,7 +416,7 @@ MESSAGES = {
     "nb.03.first-hit-at": "The first GPU capacity with a second-pass hit: **{capacity:,} tokens**.",
     "nb.03.figure-x": "GPU KV-cache capacity (tokens)",
     "nb.03.figure-y": "second-pass hits (documents)",
-    "nb.03.figure-title": "Your gpu_cliff: {docs} documents × {tokens:,} tokens, read fwd then fwd",
+    "nb.03.figure-title": "Your simulator: {docs} documents × {tokens:,} tokens, read fwd then fwd",
     "nb.03.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nall documents fit",
     "nb.03.figure-marked": "the capacities recorded",
     "nb.03.answer": (
@@ -427,17 +454,17 @@ MESSAGES = {
     "nb.04.what-reverse": "The reverse pass as (GPU hits, CPU hits, misses)",
     "nb.04.pass-line": "pass {number} ({order}): {gpu:>2} GPU hits, {cpu:>2} CPU hits, {misses:>2} misses",
     "nb.04.answer-same": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
-                          "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
-                          "the GPU and {cpu3} more in the CPU: **{gpu3} GPU hits and {cpu3} CPU hits**, {misses3} "
-                          "recomputed. The measurement split its reverse pass into 4 requests at about 30 ms and 6 "
-                          "at about 48 ms: the same 4 + 6. Notebook 06 finds that split in the measured file itself, "
-                          "document by document."),
+                          "recomputes. The reverse pass first finds the {gpu3} documents that the GPU still holds "
+                          "({kept}). Then it finds {cpu3} more in the CPU tier: **{gpu3} GPU hits and {cpu3} CPU "
+                          "hits**, {misses3} recomputed. The measurement split its reverse pass into 4 requests at "
+                          "about 30 ms and 6 at about 48 ms: the same 4 + 6. Notebook 06 finds that split in the "
+                          "measured file itself, document by document."),
     "nb.04.answer-other": ("**Answer.** The second pass gets {gpu2} GPU hits, {cpu2} loads from CPU and {misses2} "
-                           "recomputes. The reverse pass finds the {gpu3} documents the GPU still holds ({kept}) in "
-                           "the GPU and {cpu3} more in the CPU: **{gpu3} GPU hits and {cpu3} CPU hits**, {misses3} "
-                           "recomputed. The measurement split its reverse pass into 4 requests at about 30 ms and 6 "
-                           "at about 48 ms: not the same split, because these parameters describe another setup than "
-                           "the one measured."),
+                           "recomputes. The reverse pass first finds the {gpu3} documents that the GPU still holds "
+                           "({kept}). Then it finds {cpu3} more in the CPU tier: **{gpu3} GPU hits and {cpu3} CPU "
+                           "hits**, {misses3} recomputed. The measurement split its reverse pass into 4 requests at "
+                           "about 30 ms and 6 at about 48 ms. That is not the same split: these parameters describe "
+                           "another setup than the one measured."),
     "nb.04.bytes-per-document": "{per_token:,} bytes/token × {tokens:,} tokens = {gib:.4f} GiB per document",
     "nb.04.cpu-in-tokens": ("{gib} GiB / {per_token:,} bytes/token = {cpu_tokens:,.0f} tokens = {documents:.2f} "
                             "documents of {tokens:,} tokens"),
@@ -471,7 +498,7 @@ MESSAGES = {
                             "capacities from 0 to {last:,} give only the miss counts {values}."),
     "nb.05.figure-x": "CPU KV-cache capacity (tokens)",
     "nb.05.figure-y": "second-pass misses (documents)",
-    "nb.05.figure-title": ("Your cpu_cliff at a {gpu:,}-token GPU: {docs} documents × {tokens:,} tokens, fwd then "
+    "nb.05.figure-title": ("Your simulator at a {gpu:,}-token GPU: {docs} documents × {tokens:,} tokens, fwd then "
                            "fwd"),
     "nb.05.figure-step": "{docs} × {tokens:,}\n= {total:,} tokens:\nthe CPU holds all",
     "nb.05.figure-overflow": "overflow: {overflow:,} tokens\n({misses} misses there)",
@@ -691,8 +718,7 @@ MESSAGES = {
                             "ratios."),
     "nb.07.what-steps": "Where the curve steps (capacity -> hits from there on)",
     "nb.07.what-mru": "Which documents MRU hits in the second pass",
-    "nb.07.what-lru-hits": "LRU's second-pass hits at the lab's GPU",
-    "nb.07.what-mru-hits": "MRU's second-pass hits at the lab's GPU",
+    "nb.07.what-other-hits": "FIFO's, LFU's, ARC's and OPT's second-pass hits at the lab's GPU",
     "nb.07.what-cliff": "Whether the trace has a cliff",
     "nb.07.what-share": "The share of the reachable hits at 1% of the distinct blocks",
     "nb.07.workload": ("the lab's workload: {docs} documents × {tokens:,} tokens = {total:,} tokens, read fwd then "
@@ -718,30 +744,31 @@ MESSAGES = {
     "nb.07.figure-x-tokens": "cache capacity (tokens)",
     "nb.07.figure-y-hits": "second-pass hits (of {docs} documents)",
     "nb.07.figure-lab-title": "{docs} documents × {tokens:,} tokens, read twice: hits against capacity, per policy",
-    "nb.07.answer": ("**Answer.** In a cyclic scan the document read least recently is exactly the one the next pass "
-                     "needs first. LRU evicts it, and every later miss evicts the next one needed: nothing is left "
-                     "when the pass comes back, so LRU hits nothing until all {docs} documents fit. MRU evicts the "
-                     "document just read, which is needed last, so the first ones it stored stay and hit: {mru} at "
-                     "{gpu:,} tokens, as many as OPT ({opt}), which cannot be beaten. In random order the victim is "
-                     "no longer always the next one needed: at {mid:,} tokens LRU hits {lru_mid:.1f} of {docs} on "
-                     "average, OPT {opt_mid:.1f}, MRU {mru_mid:.1f}, and hits grow with the capacity, a slope. (MRU "
-                     "stays near OPT because with two passes a document read in the second pass is never needed "
-                     "again: the one just read is always a safe victim.) The cliff is LRU *plus* cyclic access, not "
-                     "a law of caching."),
-    "nb.07.answer-with-same": ("**Answer.** In a cyclic scan the document read least recently is exactly the one the "
-                               "next pass needs first. LRU evicts it, and every later miss evicts the next one "
-                               "needed: nothing is left when the pass comes back, so LRU hits nothing until all "
-                               "{docs} documents fit. {same} behave the same here: nothing is read twice within a "
-                               "pass, so arrival order, read counts (all equal, ties broken least recently used "
-                               "first) and ARC's T1 list (every entry read once) all pick LRU's victim. MRU evicts "
-                               "the document just read, which is needed last, so the first ones it stored stay and "
-                               "hit: {mru} at {gpu:,} tokens, as many as OPT ({opt}), which cannot be beaten. In "
-                               "random order the victim is no longer always the next one needed: at {mid:,} tokens "
-                               "LRU hits {lru_mid:.1f} of {docs} on average, OPT {opt_mid:.1f}, MRU {mru_mid:.1f}, "
-                               "and hits grow with the capacity, a slope. (MRU stays near OPT because with two "
-                               "passes a document read in the second pass is never needed again: the one just read "
-                               "is always a safe victim.) The cliff is LRU *plus* cyclic access, not a law of "
-                               "caching."),
+    "nb.07.answer": ("**Answer.** In a cyclic scan, the document read least recently is exactly the one the next pass "
+                     "needs first. LRU evicts it. Every later miss evicts the next document needed. So nothing is left "
+                     "when the pass comes back, and LRU hits nothing until all {docs} documents fit. "
+                     "MRU evicts the document just read, which the next pass needs last. So the first documents MRU "
+                     "stored stay, and they hit: {mru} at {gpu:,} tokens. That is as many as OPT ({opt}), which no "
+                     "policy can beat. In a random order, the evicted document is no longer always the next one needed. "
+                     "At {mid:,} tokens, LRU hits {lru_mid:.1f} of {docs} on average, OPT {opt_mid:.1f} and MRU "
+                     "{mru_mid:.1f}. The hits grow with the capacity: a slope, not a cliff. MRU stays near OPT for a "
+                     "reason of its own. With two passes, a document read in the second pass is never needed again. So "
+                     "the document just read is always a safe one to evict. The cliff comes from LRU *and* cyclic "
+                     "access together. It is not a law of caching."),
+    "nb.07.answer-with-same": ("**Answer.** In a cyclic scan, the document read least recently is exactly the one the next pass "
+                               "needs first. LRU evicts it. Every later miss evicts the next document needed. So nothing is left "
+                               "when the pass comes back, and LRU hits nothing until all {docs} documents fit. "
+                               "{same} behave the same here. Nothing is read twice within a pass. So arrival order, read counts "
+                               "(all equal; ties go to the least recently used) and ARC's T1 list (every entry read once) all "
+                               "pick the document LRU picks. "
+                               "MRU evicts the document just read, which the next pass needs last. So the first documents MRU "
+                               "stored stay, and they hit: {mru} at {gpu:,} tokens. That is as many as OPT ({opt}), which no "
+                               "policy can beat. In a random order, the evicted document is no longer always the next one needed. "
+                               "At {mid:,} tokens, LRU hits {lru_mid:.1f} of {docs} on average, OPT {opt_mid:.1f} and MRU "
+                               "{mru_mid:.1f}. The hits grow with the capacity: a slope, not a cliff. MRU stays near OPT for a "
+                               "reason of its own. With two passes, a document read in the second pass is never needed again. So "
+                               "the document just read is always a safe one to evict. The cliff comes from LRU *and* cyclic "
+                               "access together. It is not a law of caching."),
     "nb.07.zipf": ("With alpha {alpha:g}, {reread:.0%} of the reads are of a document read before (the most any "
                    "cache can hit). At {at} documents ({share:.0%} of them) the policies rank: {ranking}."),
     "nb.07.label-lru-exact": "LRU, exact from one pass",
@@ -774,23 +801,23 @@ MESSAGES = {
                    "curve at {agree} of {count} capacities. At {middle:,} blocks the online policies rank {ranking} "
                    "(MRU, the best on the cyclic scan, is number {mru_rank} of {online} here); OPT, which knows the "
                    "future, hits {opt:.1%}."),
-    "nb.07.why-no-cliff": ("- {shared:.1%} of the requests begin with the same block ({block}), a prefix they share "
-                           "like a system prompt. Read once every {every:.0f} blocks on average, it stays among the "
-                           "most recent and hits in the smallest caches: {plateau:.1%} of all reads, the first "
-                           "plateau.\n- Most other re-reads are a conversation's next turn, which sends the previous "
-                           "prompt again after the traffic of every other conversation in between. At "
-                           "{per_minute:,.0f} blocks a minute, half of the reachable hits need {half:,} blocks, "
-                           "about {minutes:.1f} minutes of traffic; those gaps differ from one conversation to the "
-                           "next, so the hits arrive gradually as the capacity grows.\n- In a cyclic scan every "
-                           "re-read has the same distance, all the documents, so every hit arrives at one capacity: "
-                           "that is the cliff."),
+    "nb.07.why-no-cliff": ("- {shared:.1%} of the requests begin with the same block ({block}). They share it like a "
+                           "system prompt. It is read once every {every:.0f} blocks on average. So it stays among the "
+                           "most recent, and it hits in the smallest caches: {plateau:.1%} of all reads, the first "
+                           "plateau.\n- Most other re-reads are a conversation's next turn. The next turn sends the "
+                           "previous prompt again, after the traffic of every other conversation in between. At "
+                           "{per_minute:,.0f} blocks a minute, half of the reachable hits need {half:,} blocks, about "
+                           "{minutes:.1f} minutes of traffic. Those gaps differ from one conversation to the next. So "
+                           "the hits arrive gradually as the capacity grows.\n- In a cyclic scan every re-read has the "
+                           "same distance: all the documents. So every hit arrives at one capacity: that is the cliff."),
     "nb.07.blocks": ("- The lab's GPU of {gpu:,} tokens is {mooncake} Mooncake blocks, {lmcache} LMCache chunks or "
-                     "{vllm:,} vLLM blocks; on the conversation trace {mooncake} blocks hit {ratio:.1%} of the "
-                     "reads.\n- Counting tokens instead of whole 512-token blocks (a partial last block weighs what "
-                     "it holds), {token_share:.1%} of the prompt tokens were read before, against {block_share:.1%} "
-                     "of the blocks.\n- At {kv_bytes:,} bytes of KV per token a 512-token block takes "
-                     "{block_mib:.1f} MiB, so an LRU cache that hits every re-read of this one hour ({blocks:,} "
-                     "blocks) holds {tib:.2f} TiB: why Mooncake pools the CPU memory and SSDs of a whole cluster."),
+                     "{vllm:,} vLLM blocks. On the conversation trace, {mooncake} blocks hit {ratio:.1%} of the "
+                     "reads.\n- Count tokens instead of whole 512-token blocks, where a partial last block weighs "
+                     "what it holds. Then {token_share:.1%} of the prompt tokens were read before, against "
+                     "{block_share:.1%} of the blocks.\n- At {kv_bytes:,} bytes of KV per token, a 512-token block "
+                     "takes {block_mib:.1f} MiB. An LRU cache that hits every re-read of this one hour holds "
+                     "{blocks:,} blocks: {tib:.2f} TiB. That is why Mooncake pools the CPU memory and SSDs of a "
+                     "whole cluster."),
 
     # --- notebook 06's optional sections: the latency model, blocks and chunks, the CPU engine's file --------
     "nb.06.latency-fit": ("Fitted to {n} requests, each with your simulator's tier. The residuals are {rms:.1f} ms "

@@ -19,6 +19,7 @@ outcomes that are failures carry {"kvlab": {"failed": true}} in their output's m
 `kvlab notebooks` to count.
 """
 import ast
+import contextlib
 import hashlib
 import importlib
 import io
@@ -36,6 +37,7 @@ from pathlib import Path
 from . import lab, paths
 from . import lab as lab_table
 from .check.driver import within
+from .lab.sweeps import second_pass  # noqa: F401 (the loop of steps 4 and 7 over your run(): the dense sweeps)
 from .i18n import t
 
 # The values every notebook's `parameters` cell starts from; the artifacts are defined for these.
@@ -53,6 +55,7 @@ STUDENT = ("kvsim", "scenario", "summarize", "policies")
 KVLAB = Path(__file__).resolve().parent
 NOTEBOOK_OF_STEP = {number: step.notebook[:2] for number, step in lab_table.STEPS.items()}
 EXERCISE = 7          # the exercise of notebook 07 (policies.py), numbered like a step: "# Exercise 07:"
+LOOPS = {"cliff": 4, "cpu_cliff": 7}  # what the student's loop cells of notebooks 03 and 05 define, and their step
 
 
 class ParameterError(ValueError):
@@ -439,11 +442,21 @@ def _line_for(etype, value, tb):
     if issubclass(etype, NameError) and getattr(value, "name", None) in _session.stopped:
         reason = _session.stopped[value.name]
         return Line("notebook.name-stopped", name=value.name, reason=str(_short(reason)))
+    if issubclass(etype, NameError) and getattr(value, "name", None) in LOOPS:
+        return Line("notebook.loop-not-written", name=value.name, step=LOOPS[value.name])
+    loop = sorted(LOOPS.keys() & _bound_names(_session.cell))
+    if loop and not in_student and issubclass(etype, Exception) and not issubclass(etype, (AssertionError,
+                                                                                          ParameterError)):
+        return Line("notebook.loop-stopped", failed=True, step=LOOPS[loop[0]], error=_error_text(value))
     if in_student:
         frame, number = innermost
         step = step_at(frame.f_code.co_filename, number)
         return Line("notebook.student-crash", failed=True, file=_student_path(frame.f_code.co_filename),
                     line=number, function=frame.f_code.co_name, error=_error_text(value), step=step)
+    if issubclass(etype, VALUE_ERRORS) and not issubclass(etype, (AssertionError, ParameterError)):
+        left = sorted(_read_names(_session.cell) & _session.stopped.keys())  # what a stopped cell left half made
+        if left:
+            return Line("notebook.value-stopped", name=left[0], reason=str(_short(_session.stopped[left[0]])))
     if issubclass(etype, VALUE_ERRORS) and not issubclass(etype, (AssertionError, ParameterError)) \
             and _session.step is not None:
         step = _made_by(_session.cell) or _made_by_names(_session.cell)
@@ -490,16 +503,23 @@ def _made_by(source):
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
             candidates += steps_of(modules[node.value.id], node.attr)
+        elif isinstance(node, ast.Attribute) and node.attr == run_scenario.__name__:  # your command: run()'s steps
+            candidates += steps_of("scenario", "run")
     return _choose(candidates)
+
+
+def _read_names(source):
+    """The names a cell reads."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
 
 
 def _made_by_names(source):
     """The step that computed a value this cell reads (a name an earlier cell bound from a step's code)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    used = _read_names(source)
     return _choose([_session.made_by[name] for name in sorted(used) if name in _session.made_by])
 
 
@@ -571,10 +591,8 @@ def _probe_lru(kvsim, scenario, summarize):
 
 def _probe_run(kvsim, scenario, summarize):
     scenario.run(gpu=8, docs=3, tokens=4, passes=("fwd", "rev"))
-
-
-def _probe_gpu_cliff(kvsim, scenario, summarize):
-    scenario.gpu_cliff([8, 12], docs=3, tokens=4)
+    with contextlib.redirect_stdout(io.StringIO()):  # the command: it prints its JSON
+        scenario.main(["--gpu", "8", "--docs", "3", "--tokens", "4", "--passes", "fwd,rev"])
 
 
 def _probe_tiers(kvsim, scenario, summarize):
@@ -586,13 +604,10 @@ def _probe_offload(kvsim, scenario, summarize):
     scenario.run(gpu=4, cpu=12, docs=3, tokens=4, passes=("fwd", "fwd"))
 
 
-def _probe_cpu_cliff(kvsim, scenario, summarize):
-    scenario.cpu_cliff([0, 12], gpu=4, docs=3, tokens=4)
-
-
 def _probe_summarize(kvsim, scenario, summarize):
-    line = '{"config": "%s", "pass": "p", "doc": 0, "doc_tokens": 1, "ttft_ms": 1.0, "total_ms": 2.0}'
-    summarize.summarize([summarize.parse_line(line % config) for config in ("baseline", "lmcache")])
+    records = [{"config": config, "pass": "p", "doc": 0, "doc_tokens": 1, "ttft_ms": 1.0, "total_ms": 2.0}
+               for config in ("baseline", "lmcache")]
+    summarize.to_json(summarize.summarize(records))
 
 
 def _probe_exercise(kvsim, scenario, summarize):
@@ -601,8 +616,9 @@ def _probe_exercise(kvsim, scenario, summarize):
         cache.access("a", 4), cache.access("b", 4), cache.access("c", 4), cache.access("c", 4)
 
 
-PROBES = {1: _probe_lru, 2: _probe_run, 3: _probe_run, 4: _probe_gpu_cliff, 5: _probe_tiers,
-          6: _probe_offload, 7: _probe_cpu_cliff, 8: _probe_summarize}
+# Steps 4 and 7 are loops the student writes in a cell of notebooks 03 and 05: no file to probe (None).
+PROBES = {1: _probe_lru, 2: _probe_run, 3: _probe_run, 4: None, 5: _probe_tiers, 6: _probe_offload, 7: None,
+          8: _probe_summarize}
 EXERCISE_PROBE = _probe_exercise
 
 
@@ -610,7 +626,10 @@ PROBE_SECONDS = 2.0  # the probes take microseconds; a student's endless loop mu
 
 
 def _probe(probe):
-    """The stub message `probe` runs into (str), or None when its code is written (right or wrong)."""
+    """The stub message `probe` runs into (str), or None when its code is written (right or wrong) or when there
+    is no code to probe (None: a loop in a notebook cell)."""
+    if probe is None:
+        return None
     modules = [StudentModule(name) for name in ("kvsim", "scenario", "summarize")]
     try:
         within(PROBE_SECONDS, lambda: probe(*modules))  # too slow: written, the checks will say more
@@ -625,6 +644,8 @@ def _probe(probe):
 def not_written(step):
     """(earlier step, its stub message) for the first step before `step` whose code is not written yet, or None."""
     for earlier in range(1, step):
+        if PROBES[earlier] is None:  # a loop in a notebook cell: later steps do not run on it
+            continue
         message = _probe(PROBES[earlier])
         if message is not None:
             return earlier, message
@@ -943,10 +964,14 @@ def compare_prediction(prediction, answer, what, tolerance=None):
 
     `answer` is the value, or a function of no arguments that computes it (then a crash or a stub in the
     student's code is one line, after the prediction). `what` is the catalog id of what was predicted.
-    A blank prediction (`...`) is fine: the computed answer still shows. `tolerance`: numbers that close
-    agree. Returns None, so that the cell shows only the sentence.
+    A blank prediction (`...`) shows no answer: one line asks for the prediction first, and a function
+    `answer` is not even called. `tolerance`: numbers that close agree. Returns None, so that the cell
+    shows only the sentence. Whatever else a cell shows of the answer waits for predicted().
     """
     label = t(what)
+    if prediction is BLANK:
+        say("notebook.prediction-blank", what=label)
+        return
     if callable(answer):
         try:
             answer = answer()
@@ -954,17 +979,17 @@ def compare_prediction(prediction, answer, what, tolerance=None):
             line = _line_for(type(error), error, error.__traceback__)
             if line is None:
                 raise
-            if prediction is BLANK:
-                say("notebook.prediction-stopped-blank", what=label, line=str(line))
-            else:
-                say("notebook.prediction-stopped", what=label, prediction=_predicted(prediction), line=str(line))
+            say("notebook.prediction-stopped", what=label, prediction=_predicted(prediction), line=str(line))
             return
-    if prediction is BLANK:
-        say("notebook.prediction-blank", what=label, value=_predicted(answer))
-    else:
-        same = _agree(prediction, answer, tolerance)
-        say("notebook.prediction-same" if same else "notebook.prediction-differs", what=label, prediction=_predicted(prediction),
-            value=_predicted(answer))
+    same = _agree(prediction, answer, tolerance)
+    say("notebook.prediction-same" if same else "notebook.prediction-differs", what=label,
+        prediction=_predicted(prediction), value=_predicted(answer))
+
+
+def predicted(*predictions):
+    """True when every one of `predictions` is filled in (not `...`): a reveal cell shows the rest of its
+    answer (a table, a JSON document, a sentence) only then. compare_prediction has asked for the blanks."""
+    return all(prediction is not BLANK for prediction in predictions)
 
 
 def _agree(prediction, answer, tolerance):
@@ -1032,6 +1057,61 @@ def _shown(path):
         return path.relative_to(paths.REPO).as_posix()
     except ValueError:
         return str(path)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The student's command
+
+
+COMMAND_SECONDS = 30  # the lab's runs take well under a second; an endless loop must not hang the notebook
+
+
+class Printed(dict):
+    """The JSON document a command printed, as a dict; `.text` is its stdout exactly (what a file saves)."""
+
+    def __init__(self, document, text):
+        super().__init__(document)
+        self.text = text
+
+
+def run_scenario(**options):
+    """Run your command, `python3 kvlab/scenario.py --gpu G ...`, as the grader does: a fresh process that reads
+    your files as they are saved. Only the options given are passed (gpu=21520, cpu=0, docs=10, tokens=5011,
+    passes="fwd,fwd"), so the command's defaults are its own.
+
+    Returns the JSON document it printed (a Printed dict; `.text` holds stdout exactly). A stub not written
+    yet, a crash, a run that takes too long or output that is not exactly one JSON document stops the cell
+    with one line (NotReady): it names the command and what went wrong.
+    """
+    import subprocess
+
+    from .lab import commands
+
+    argv = []
+    for name in ("gpu", "cpu", "docs", "tokens", "passes"):
+        if name in options:
+            value = options.pop(name)
+            argv += [f"--{name}", ",".join(value) if isinstance(value, (list, tuple)) else str(value)]
+    if options:
+        raise TypeError(f"run_scenario() has no option {', '.join(options)}")
+    shown = " ".join(["python3 kvlab/scenario.py", *argv])
+    try:
+        done = subprocess.run([sys.executable, "scenario.py", *argv], cwd=KVLAB, capture_output=True,
+                              encoding="utf-8", errors="replace", timeout=COMMAND_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise NotReady(Line("notebook.command-timeout", failed=True, command=shown, seconds=COMMAND_SECONDS)) from None
+    if done.returncode != 0:
+        last = next((line.strip() for line in reversed(done.stderr.splitlines()) if line.strip()), "")
+        stub = last.partition("NotImplementedError: ")[2] if last.startswith("NotImplementedError: ") else ""
+        if stub:  # a stub of the edition, not written yet: what the student's other cells say too
+            raise NotReady(Line("notebook.not-written", stub=stub))
+        raise NotReady(Line("notebook.command-failed", failed=True, command=shown, code=done.returncode,
+                            error=last or t("notebook.command-no-error")))
+    document, exact = commands.read_json(done.stdout)
+    if not exact or not isinstance(document, dict):
+        raise NotReady(Line("notebook.command-not-json", failed=True, command=shown,
+                            text=" ".join(done.stdout.split())[:80]))
+    return Printed(document, done.stdout)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """How plain the notebooks' English is: words per sentence, and the share of long sentences.
 
-The lab's students read Chinese or Japanese first, so its Markdown aims at one idea a sentence:
-at most 14 words a sentence on average, and at most 5 % of sentences over 25 words
-(tests/test_readability.py measures the student edition). Standard library only.
+The lab's students read Chinese or Japanese first, so its prose aims at one idea a sentence: at most
+14 words a sentence on average, and at most 5 % of sentences over 25 words. Two kinds of prose are
+measured (tests/test_readability.py): the Markdown of the student edition's notebooks, and the prose
+that the notebooks print, the catalog's `nb.*` and `notebook.*` messages (printed_prose()). Standard
+library only.
 
 What is measured, and why:
 
@@ -19,6 +21,10 @@ What is measured, and why:
 - **Words** are the whitespace-separated pieces that hold a letter or a digit ("…", "×", "=" and "→"
   are not words; "two-tier" and "21,520" are one each).
 
+- **A printed message** is read as Markdown (notebook.say shows it so). Each placeholder (`{gpu:,}`,
+  `{keys}`) is one word, as a value is; a message with a singular and a plural form is read in its
+  plural form, the one with the most words.
+
 A notebook's average is its words over its sentences, so a long notebook weighs more than a short one.
 """
 import re
@@ -28,6 +34,7 @@ MAX_AVERAGE = 14      # words a sentence, on average
 LONG = 25             # a sentence of more words than this is long
 MAX_LONG_SHARE = 0.05
 
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 TAG = re.compile(r"</?[A-Za-z][^>]*>")
@@ -129,3 +136,16 @@ def notebook_markdown(nb):
     """The Markdown of a notebook (an nbformat notebook or its dict), cell by cell."""
     return ["".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             for cell in nb["cells"] if cell["cell_type"] == "markdown"]
+
+
+def message_text(value):
+    """A catalog message as it reads when printed: each placeholder one word; of (one, other), the other."""
+    if isinstance(value, tuple):
+        value = value[-1]
+    return PLACEHOLDER.sub("VALUE", value)
+
+
+def printed_prose(messages, prefix):
+    """{message id: its text as printed} of the catalog `messages` whose ids start with `prefix` ("nb.03.")."""
+    return {key: message_text(value) for key, value in messages.items() if key.startswith(prefix)}
+

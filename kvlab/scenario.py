@@ -1,9 +1,28 @@
-"""Read documents through a GPU (+ optional CPU) KV cache, pass after pass, and count hits.
+"""Steps 2 and 6: read documents through a KV cache, pass after pass, and print what each pass found.
 
     python3 scenario.py --passes fwd,fwd > cyclic.json
 
-Stdout is exactly one JSON document, one object per pass:
-{"passes": [{"order": "fwd", "gpu_hits": 0, "cpu_hits": 0, "misses": 10, "hit_docs": []}, ...]}
+What the lab text asks of this command:
+
+- Five options, each with its default:
+  --gpu 21520 (the GPU tier's capacity, in tokens),
+  --cpu 0 (the CPU tier's capacity, in tokens; 0 means no CPU tier; added in step 6),
+  --docs 10 (how many documents),
+  --tokens 5011 (the size of each document, in tokens),
+  --passes fwd,fwd,rev (the passes, in order, separated by commas).
+- Documents 0 … docs-1 are the keys. Each has the size `tokens`.
+- A fwd pass reads the documents from 0 upward. A rev pass reads them from docs-1 downward.
+- All passes share ONE cache. It is made once, before the first pass, and never cleared.
+- Stdout is exactly one JSON document, with one object per pass, in the order of --passes:
+  {"passes": [{"order": "fwd", "gpu_hits": 0, "cpu_hits": 0, "misses": 10, "hit_docs": []}, ...]}
+  - "order": the pass, "fwd" or "rev".
+  - "gpu_hits": the documents found in the GPU tier.
+  - "cpu_hits": the documents loaded from the CPU tier (0 without a CPU tier).
+  - "misses": the documents found in no tier.
+  - "hit_docs": the documents found in either tier, in the order the pass read them.
+- Nothing else goes to stdout: the grader reads it as JSON.
+- Without --cpu, or with --cpu 0, the output is exactly what step 2 prints.
+
 Standard library only: next to its kvsim.py, this file runs as a plain script.
 """
 import argparse
@@ -15,41 +34,38 @@ try:
 except ImportError:  # run as a script, or copied alone beside kvsim.py
     from kvsim import LRUCache, TwoTierCache  # noqa: F401 (LRUCache: the student's step 2)
 
-# The lab's defaults (the lab text, step 2). The lab text gives 21,520 tokens of GPU KV cache and
-# 5,011-token documents as the defaults and says nothing more about where they come from. What
-# follows from them: 21,520 // 5,011 = 4 documents fit in the GPU, and ten documents need 50,110.
+# The lab's defaults (the lab text, step 2).
 GPU, CPU, DOCS, TOKENS, PASSES = 21520, 0, 10, 5011, ("fwd", "fwd", "rev")
-ORDERS = ("fwd", "rev")
-MAX_DOCS = 1_000_000  # the bound of --docs: a million take seconds already; a billion would not fit in memory
 
 
 def read_order(order, docs):
-    """Document ids in the order a pass reads them."""
+    """The document ids in the order one pass reads them: "fwd" 0 … docs-1, "rev" docs-1 … 0."""
+    # Step 2: return the list of ids for a "fwd" or a "rev" pass; raise ValueError for any other name.
+    # BEGIN SOLUTION
+    upward = list(range(docs))  # 0, 1, ..., docs-1
     if order == "fwd":
-        return list(range(docs))
+        return upward
     if order == "rev":
-        return list(reversed(range(docs)))
-    raise ValueError(f"unknown pass {order!r} (expected one of {', '.join(ORDERS)})")
+        return upward[::-1]
+    raise ValueError(f"{order!r} is not a pass: a pass is fwd or rev")
+    # END SOLUTION
 
 
 def run(gpu=GPU, cpu=CPU, docs=DOCS, tokens=TOKENS, passes=PASSES):
-    """Read documents 0 .. docs-1 (each `tokens` in size) pass after pass through ONE cache; count per pass.
+    """Read documents 0 … docs-1, each of `tokens` tokens, pass after pass through ONE cache.
 
-    Returns {"passes": [one dict per pass, in order]}. Each dict has these keys, in this order:
-    "order" (the pass, "fwd" or "rev"), "gpu_hits" (documents found in the GPU tier), "cpu_hits"
-    (documents loaded from the CPU tier; 0 without one), "misses" (documents found nowhere), and
-    "hit_docs" (the ids of the documents found in either tier, in the order the pass read them).
-    The cache is made once, before the first pass, and never cleared.
+    Returns {"passes": [one dict per pass, in order]}, the document the command prints. Each dict has
+    the keys "order", "gpu_hits", "cpu_hits", "misses" and "hit_docs", in this order.
     """
+    # Step 2: make one LRUCache(gpu) before the first pass; a hit is a gpu_hit. Step 6: make a
+    # TwoTierCache(gpu, cpu) instead, and count each answer of its access(): "gpu", "cpu" or "miss".
+    # Then, for each pass, read every document of its order with the size `tokens`, and count.
+    # BEGIN SOLUTION
     if docs < 1:
-        raise ValueError(f"docs must be >= 1, got {docs}")
+        raise ValueError(f"docs must be at least 1, got {docs}")
     if not passes:
         raise ValueError("passes must name at least one pass")
-    orders = [read_order(order, docs) for order in passes]  # reject a bad pass before any work
-    # Step 2 (and step 6): make the cache once: LRUCache(gpu) in step 2, where a hit is a
-    # gpu_hit; TwoTierCache(gpu, cpu) from step 6 on, whose access() says "gpu", "cpu" or "miss".
-    # Then for each pass, access every document of its order with size `tokens`, and count.
-    # BEGIN SOLUTION
+    orders = [read_order(order, docs) for order in passes]  # a bad pass name stops the run before any read
     cache = TwoTierCache(gpu, cpu)
     results = []
     for order, doc_ids in zip(passes, orders):
@@ -66,85 +82,29 @@ def run(gpu=GPU, cpu=CPU, docs=DOCS, tokens=TOKENS, passes=PASSES):
     # END SOLUTION
 
 
-def gpu_cliff(capacities, **scenario):
-    """Step 4: {str(capacity): second-pass hits} for each GPU capacity, in the order given.
-
-    The hits of the second pass are its gpu_hits + cpu_hits. The keys are the capacities as
-    strings ("21520", not 21520), as cliff.json holds them. `scenario` holds any other run()
-    arguments (cpu, docs, tokens, passes); the passes are fwd,fwd unless it names others.
-    """
-    scenario.setdefault("passes", ("fwd", "fwd"))
-    # Step 4: for each capacity, call run() with that GPU capacity and the `scenario` arguments,
-    # and put the second pass's gpu_hits + cpu_hits under the key str(capacity).
-    # BEGIN SOLUTION
-    cliff = {}
-    for gpu in capacities:
-        second = run(gpu=gpu, **scenario)["passes"][1]
-        cliff[str(gpu)] = second["gpu_hits"] + second["cpu_hits"]
-    return cliff
-    # END SOLUTION
-
-
-def cpu_cliff(capacities, gpu=GPU, **scenario):
-    """Step 7: {str(capacity): second-pass misses} for each CPU capacity, at a fixed GPU capacity.
-
-    The keys are the CPU capacities as strings, as cpu_cliff.json holds them, in the order given.
-    `scenario` holds any other run() arguments (docs, tokens, passes); the passes are fwd,fwd
-    unless it names others.
-    """
-    scenario.setdefault("passes", ("fwd", "fwd"))
-    # Step 7: for each capacity, call run() with gpu=gpu, that CPU capacity and the `scenario`
-    # arguments, and put the second pass's misses under the key str(capacity).
-    # BEGIN SOLUTION
-    return {str(cpu): run(gpu=gpu, cpu=cpu, **scenario)["passes"][1]["misses"] for cpu in capacities}
-    # END SOLUTION
-
-
-def to_json(document):
-    """The exact text the lab's JSON files hold: one line, then a newline."""
-    return json.dumps(document) + "\n"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")  # one line, no usage block
-
-
-def _count(minimum, maximum=None):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is below the minimum {minimum}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{value} is above the maximum {maximum:,}")
-        return value
-    return parse
-
-
-def _passes(text):
-    names = [name.strip() for name in text.split(",")]
-    if names == [""]:
-        raise argparse.ArgumentTypeError("the pass list is empty")
-    for name in names:
-        if name not in ORDERS:
-            raise argparse.ArgumentTypeError(f"unknown pass {name!r} (expected fwd or rev)")
-    return tuple(names)
-
-
 def main(argv=None):
-    parser = _Parser(prog="scenario.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--gpu", type=_count(0), default=GPU, help=f"GPU capacity in tokens (default {GPU})")
-    parser.add_argument("--cpu", type=_count(0), default=CPU, help=f"CPU capacity in tokens, 0 = no CPU tier (default {CPU})")
-    parser.add_argument("--docs", type=_count(1, MAX_DOCS), default=DOCS,
-                        help=f"number of documents, at most {MAX_DOCS:,} (default {DOCS})")
-    parser.add_argument("--tokens", type=_count(0), default=TOKENS, help=f"KV size of one document in tokens (default {TOKENS})")
-    parser.add_argument("--passes", type=_passes, default=PASSES,
-                        help=f"comma-separated passes, each fwd or rev (default {','.join(PASSES)})")
+    """The command: read the options from `argv` (sys.argv[1:] when None), run, and print one JSON document."""
+    # Step 2: parse the options with their defaults (argparse), run the scenario, and print its JSON.
+    # From step 6 on, --cpu too. A bad option: one line on stderr, and a non-zero exit status.
+    # BEGIN SOLUTION
+    parser = argparse.ArgumentParser(prog="scenario.py", usage=argparse.SUPPRESS,  # errors in one line
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--gpu", type=int, default=GPU, help=f"GPU capacity in tokens (default {GPU})")
+    parser.add_argument("--cpu", type=int, default=CPU, help=f"CPU capacity in tokens, 0: no CPU tier (default {CPU})")
+    parser.add_argument("--docs", type=int, default=DOCS, help=f"number of documents (default {DOCS})")
+    parser.add_argument("--tokens", type=int, default=TOKENS, help=f"size of each document in tokens (default {TOKENS})")
+    parser.add_argument("--passes", default=",".join(PASSES),
+                        help=f"passes, each fwd or rev, separated by commas (default {','.join(PASSES)})")
     args = parser.parse_args(argv)
-    sys.stdout.write(to_json(run(args.gpu, args.cpu, args.docs, args.tokens, args.passes)))
+    passes = args.passes.split(",")
+    for option, smallest in (("gpu", 0), ("cpu", 0), ("docs", 1), ("tokens", 0)):
+        if getattr(args, option) < smallest:
+            parser.error(f"argument --{option}: {getattr(args, option)} is less than {smallest}")
+    if not set(passes) <= {"fwd", "rev"}:
+        parser.error(f"argument --passes: {args.passes!r}: each pass must be fwd or rev")
+    result = run(args.gpu, args.cpu, args.docs, args.tokens, passes)
+    sys.stdout.write(json.dumps(result) + "\n")
+    # END SOLUTION
 
 
 if __name__ == "__main__":

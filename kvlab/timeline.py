@@ -6,6 +6,9 @@ figure. Nothing here simulates a cache: every state drawn comes from the cache p
 
     fig = timeline.lru_figure(kvsim.LRUCache, [21520], docs=10, tokens=5011, passes=("fwd", "fwd", "rev"))
     timeline.slider(lambda gpu: timeline.lru_figure(kvsim.LRUCache, [gpu], ...), value=21520, stop=55121)
+    timeline.stepper(lambda: kvsim.LRUCache(21520), docs=10, tokens=5011, passes=("fwd", "fwd", "rev"))
+
+stepper() steps through one recording a read at a time, forward and back (frame() draws one read).
 """
 import os
 from collections import namedtuple
@@ -211,3 +214,127 @@ def slider(draw_at, *, value, stop, step=1, start=0, label=None):
     capacity.observe(redraw, names="value")
     redraw()
     display(ipywidgets.VBox([capacity, out]))
+
+
+# --- one read at a time: the stepper -----------------------------------------------------------------------
+
+
+def describe(recording, index):
+    """One line about read `index` (0-based) of a recording: its pass, its document, what it found and evicted."""
+    read = recording[index]
+    tiers = {name: keys for name, keys in read.evicted.items() if keys}
+    return t("notebook.stepper-read", number=index + 1, reads=len(recording), pass_number=read.pass_number,
+             order=read.order, key=read.key, outcome=t(f"notebook.stepper-{read.outcome}"),
+             evicted=_evictions(tiers) if tiers else t("notebook.stepper-nothing-evicted"))
+
+
+def _evictions(tiers):
+    if list(tiers) == ["gpu"]:
+        return t("notebook.stepper-evicts", keys=tiers["gpu"])
+    return "; ".join(t(f"notebook.stepper-evicts-{tier}", keys=keys) for tier, keys in tiers.items())
+
+
+def frame(recording, index, docs):
+    """The caches after read `index` (0-based): one row per tier, its entries oldest (left) to newest (right),
+    the entry just read outlined in the colour of what the read found, and what the read evicted hatched on the
+    left of its tier."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    fonts.use()
+    read = recording[index]
+    tiers = list(read.held)
+    widest = max(len(r.held[tier]) + len(r.evicted[tier]) for r in recording for tier in tiers)
+    fig, axes = plt.subplots(len(tiers), 1, squeeze=False, figsize=(max(7.5, 1.2 + 0.62 * (widest + 1)), 0.55 + 1.05 * len(tiers)))
+    for ax, tier in zip(axes[:, 0], tiers):
+        evicted, held = read.evicted[tier], read.held[tier]
+        column = 0
+        for key in evicted:
+            ax.add_patch(Rectangle((column, 0), 0.9, 0.9, facecolor="white", hatch=STYLE["evicted"]["hatch"],
+                                   edgecolor=STYLE["evicted"]["color"], linewidth=0.8))
+            ax.text(column + 0.45, 0.45, str(key), ha="center", va="center", fontsize=10, color="0.3")
+            column += 1
+        if evicted:
+            column += 0.3  # a gap between what left and what stays
+        touched = tier == "gpu" or read.outcome != "gpu"  # a GPU hit does not touch the CPU tier
+        for key in held:
+            mine = key == read.key and touched
+            style = STYLE[read.outcome] if mine else STYLE["held"]
+            ax.add_patch(Rectangle((column, 0), 0.9, 0.9, facecolor=STYLE["held"]["color"],
+                                   edgecolor=style["color"] if mine else "white", linewidth=3 if mine else 0.8))
+            ax.text(column + 0.45, 0.45, str(key), ha="center", va="center", fontsize=11,
+                    fontweight="bold" if mine else "normal")
+            if mine:
+                ax.plot(column + 0.82, 0.8, marker=style["marker"], color=style["color"], markeredgecolor="black",
+                        markeredgewidth=0.6, markersize=8)
+            column += 1
+        ax.set_xlim(-0.1, max(widest, 10) + 0.5)
+        ax.set_ylim(-0.15, 1.05)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for side in ax.spines.values():
+            side.set_visible(False)
+        label = "notebook.stepper-tier-" + tier if len(tiers) > 1 else "notebook.stepper-cache"
+        ax.set_title(t(label), fontsize=9, loc="left", color="0.3")
+    fig.suptitle(describe(recording, index), fontsize=10, x=0.02, ha="left")
+    fig.tight_layout()
+    return fig
+
+
+def stepper(make, *, docs, tokens, passes, start=0):
+    """A control that steps through the reads of `make()` (your cache, made anew) one at a time, forward and back.
+
+    With ipywidgets: ◀ and ▶ buttons and a slider over the reads; each move redraws frame() for that read.
+    Without ipywidgets: one line says how to get it (the timeline above shows every read at once). In a run
+    nobody watches (`kvlab notebooks`, nbval): nothing, so that stored outputs stay the same.
+    """
+    from . import notebook
+
+    if os.environ.get(UNATTENDED) == "1":
+        return None
+    try:
+        import ipywidgets  # noqa: F401 (controls() uses it)
+    except ImportError:
+        notebook.say("notebook.stepper-no-widgets")
+        return None
+    from IPython.display import display
+
+    cell = notebook.current_cell()
+    try:
+        recording = record(make(), passes, docs, tokens)
+    except Exception as error:  # your cache crashed: the notebook's one line, as in any cell
+        notebook.show_error(error, cell)
+        return None
+    box, *_ = controls(recording, docs, start)
+    display(box)
+    return None  # the last line of its cell: nothing more to show
+
+
+def controls(recording, docs, start=1):
+    """(the widget, its ◀ button, its ▶ button, its slider) over the reads of `recording` (ipywidgets): each
+    move redraws frame() for that read in the widget's output area. `start` is the read shown first (1-based)."""
+    import ipywidgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    out = ipywidgets.Output()
+    back = ipywidgets.Button(description="◀", tooltip=t("notebook.stepper-back"), layout={"width": "48px"})
+    forward = ipywidgets.Button(description="▶", tooltip=t("notebook.stepper-forward"), layout={"width": "48px"})
+    position = ipywidgets.IntSlider(value=min(max(start, 1), len(recording)), min=1, max=len(recording),
+                                    description=t("notebook.stepper-slider"), continuous_update=False,
+                                    style={"description_width": "initial"}, layout={"width": "480px"})
+
+    def redraw(change=None):
+        back.disabled, forward.disabled = position.value <= position.min, position.value >= position.max
+        with out:
+            out.clear_output(wait=True)
+            fig = frame(recording, position.value - 1, docs)
+            display(fig)
+            plt.close(fig)
+
+    back.on_click(lambda button: setattr(position, "value", max(position.min, position.value - 1)))
+    forward.on_click(lambda button: setattr(position, "value", min(position.max, position.value + 1)))
+    position.observe(redraw, names="value")
+    redraw()
+    return ipywidgets.VBox([ipywidgets.HBox([back, forward, position]), out]), back, forward, position

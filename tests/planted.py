@@ -25,11 +25,11 @@ ALTERNATIVES = {
                             "            _, evicted = self._sizes.popitem(last=False)"),
                            ("            self._sizes[key] = self._sizes.pop(key)\n",
                             "            evicted = self._sizes.pop(next(iter(self._sizes)))")),
-    "pretty-json": Plant("scenario.py", "to_json", '    return json.dumps(document) + "\\n"',
-                         '    return json.dumps(document, indent=2, sort_keys=True) + "\\n"'),
+    "pretty-json": Plant("scenario.py", "main", '    sys.stdout.write(json.dumps(result) + "\\n")',
+                         '    sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\\n")'),
     "rounds-before-ratio": Plant("summarize.py", "summarize", '    base, lm = exact["baseline"], exact["lmcache"]',
-                                 '    base = {name: (s["p50_ms"], s["mean_ms"]) for name, s in summary["baseline"].items()}\n'
-                                 '    lm = {name: (s["p50_ms"], s["mean_ms"]) for name, s in summary["lmcache"].items()}'),
+                                 '    base = {name: (s["n"], s["p50_ms"], s["mean_ms"]) for name, s in summary["baseline"].items()}\n'
+                                 '    lm = {name: (s["n"], s["p50_ms"], s["mean_ms"]) for name, s in summary["lmcache"].items()}'),
 }
 
 

@@ -64,7 +64,8 @@ def test_the_editions_stubs_each_say_which_function_to_write(tmp_path):
     reports = check.steps(folder=folder, artifacts=folder)
     assert all(not report.passed and report.rows[0].rule_id == "written" for report in reports.values())
     table = labsteps.table(reports)
-    assert "step 1 is not written yet: LRUCache." in table and "step 8 is not written yet: summarize" in table
+    assert "step 1 is not written yet: LRUCache." in table and "step 8 is not written yet: main in kvlab/summarize.py" in table
+    assert "step 2 is not written yet: main in kvlab/scenario.py" in table  # the command is what the steps run
 
 
 def test_a_row_shows_the_smallest_case_and_the_students_value_beside_the_labs():

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kvlab import curve, lab, scenario, workloads
 from kvlab.errors import UserError
 from kvlab.kvsim import LRUCache, TwoTierCache
+from kvlab.lab import sweeps
 
 from helpers import ROOT, assert_success, python
 
@@ -74,16 +75,16 @@ def test_an_entry_too_big_for_the_cache_does_not_count_between_two_reads():
 
 
 def test_the_lab_cliffs_come_out_the_same_from_the_curve():
-    # gpu_cliff and cpu_cliff count the second pass, trace[docs:2 * docs], of fwd,fwd.
+    # The loops of steps 4 and 7 count the second pass, trace[docs:2 * docs], of fwd,fwd.
     trace = workloads.cyclic(lab.DOCS, lab.TOKENS, lab.FWD_FWD)
     second = (lab.DOCS, 2 * lab.DOCS)
     gpu = curve.lru_curve(trace, *second)
     cpu = curve.two_tier_curve(trace, lab.GPU, *second)
     dense = range(0, 62_000, 97)
     for capacities in (lab.GPU_CAPACITIES, dense):
-        assert {str(c): gpu(c) for c in capacities} == scenario.gpu_cliff(capacities)
+        assert {str(c): gpu(c) for c in capacities} == sweeps.second_pass(scenario.run, "gpu", capacities, "hits")
     for capacities in (lab.CPU_CAPACITIES, dense):
-        assert {str(c): cpu.misses(c) for c in capacities} == scenario.cpu_cliff(capacities)
+        assert {str(c): cpu.misses(c) for c in capacities} == sweeps.second_pass(scenario.run, "cpu", capacities, "misses")
 
 
 def test_the_curve_is_a_step_function_to_plot():

@@ -89,6 +89,7 @@ def test_step_notebook_has_one_parameters_cell_at_the_lab_defaults_checked_next(
 
 
 PREDICTION = "# Your prediction:"  # a code cell of `name = ...` lines; the next cell compares each one
+STEP_TASK = re.compile(r"# Step \d+: ")  # a solution code cell that is a step's code, written in the notebook
 EVIDENCE = re.compile(r'\(evidence: the output under "([^"]+)"(?: and "([^"]+)")?')
 
 
@@ -115,9 +116,14 @@ def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
                          if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                          and node.value.value is Ellipsis}
             assert predicted, f"{path.name}: a prediction cell with no `name = ...` to fill in:\n{cell.source}"
-            after = code_cells(nb)[code_cells(nb).index(cell) + 1].source
-            assert all(f"compare_prediction({name}," in after for name in predicted), (
-                f"{path.name}: the cell after a prediction compares each one (notebook.compare_prediction):\n{after}")
+            later = [other for other in code_cells(nb)[code_cells(nb).index(cell) + 1:]
+                     if not {"instructor", "solution"} & set(tags(other))]  # the student's own loop may come between
+            assert any(f"compare_prediction({name}," in later[0].source for name in predicted), (
+                f"{path.name}: the cell after a prediction compares it (notebook.compare_prediction):\n{later[0].source}")
+            for name in predicted:  # each one, before anything else uses it, and only its reveal shows the answer
+                first = next(other.source for other in later if name in other.source)
+                assert f"compare_prediction({name}," in first or re.search(rf"predicted\([^)]*\b{name}\b", first), (
+                    f"{path.name}: {name} is used before it is compared, or before a reveal waits for it")
             waiting = True
         if "answer" in marks:
             assert cell.cell_type == "markdown" and marks == {"answer"}, cell.source
@@ -127,7 +133,9 @@ def test_tags_make_a_student_edition_that_predicts_before_it_sees(path):
             for heading in filter(None, named.groups()):
                 assert any(found.startswith(heading) for found in headings), f"{path.name}: no heading {heading!r}"
             assert "solution" in set(tags(nb.cells[index + 1])), f"{path.name}: an answer cell without its solution"
-        if "solution" in marks:
+        if "solution" in marks and cell.cell_type == "code" and STEP_TASK.match(cell.source):
+            pass  # a step the student writes in the notebook (the loops of steps 4 and 7): its prompt stays
+        elif "solution" in marks:
             assert waiting, f"{path.name}: an answer without a prediction before it:\n{cell.source}"
             assert "answer" in tags(nb.cells[index - 1]), f"{path.name}: a solution without an answer cell before it"
             waiting = False
@@ -150,7 +158,12 @@ def test_the_student_edition_keeps_the_answer_cells_and_drops_the_solutions(path
     assert [cell.source for cell in student.cells if "answer" in tags(cell)] == answers
     assert not any("solution" in tags(cell) or cell.source.startswith(("# Answer", "# The computed answer"))
                    for cell in student.cells)
-    assert len(student.cells) == len([cell for cell in nb.cells if not {"solution", "instructor"} & set(tags(cell))])
+    tasks = [cell for cell in nb.cells if "solution" in tags(cell) and STEP_TASK.match(cell.source)]
+    assert len(student.cells) == len([cell for cell in nb.cells if not {"solution", "instructor"} & set(tags(cell))]) \
+        + len(tasks)
+    prompts = [cell.source for cell in student.cells if STEP_TASK.match(cell.source)]
+    assert prompts == [release._prompt(cell.source) for cell in tasks]  # the comments only: the student writes the loop
+    assert all(line.startswith("#") for prompt in prompts for line in prompt.splitlines())
 
 
 # Prose a student can see comes from the catalog: no words in a string handed to notebook.md or print in a cell
@@ -284,6 +297,8 @@ def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line
     no_property = reference.replace("    @property\n    def used", "    def used")
     repr_line = no_property[:no_property.index('return f"LRUCache(capacity=')].count("\n") + 1
     run = "result = scenario.run(gpu=8, docs=2, tokens=4, passes=('fwd', 'fwd'))"
+    from kvlab.instructor import release
+    stubbed_scenario = release.stub_source(run_source, "kvlab/scenario.py")
     cells = [
         "from pathlib import Path\nfrom kvlab import notebook\nkvsim, scenario, summarize = notebook.setup(step=2)",
         "cache = kvsim.LRUCache(10)\nhit = cache.access('a', 4)",                        # 2: the stub
@@ -303,6 +318,15 @@ def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line
         "cache = kvsim.LRUCache(3)",                                                     # 16: still broken
         f"Path({str(kvsim)!r}).write_text({no_property!r})",
         "print(kvsim.LRUCache(3))",                                                      # 18: `used` a method
+        "notebook.compare_prediction(..., 5, 'nb.02.what-second-pass')",                 # 19: a blank prediction
+        "print(cliff)",                                                                  # 20: a loop not written
+        "printed = notebook.run_scenario(passes='fwd,fwd')",                             # 21: not one JSON document
+        f"Path({str(scenario)!r}).write_text({stubbed_scenario!r})",
+        "printed = notebook.run_scenario(passes='fwd,fwd')",                             # 23: the command's stub
+        f"Path({str(scenario)!r}).write_text({run_source!r})",
+        "cliff = {}\nfor capacity in [8]:\n    cliff[str(capacity)] = notebook.run_scenario(gpu=capacity, docs=2, "
+        "tokens=4, passes='fwd,fwd')['passes'][1]['gpu_hit']",                          # 25: the student's loop
+        "print(cliff['8'])",                                                             # 26: which loop to fix
         "print('Run All went on')",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
@@ -331,11 +355,20 @@ def test_a_students_stub_crash_bad_value_prose_and_broken_file_are_each_one_line
     broken = "kvlab/kvsim.py, line 1: SyntaxError: invalid syntax (the cells cannot use this file until it imports)"
     assert shown[15] == [broken] and shown[16] == [broken]  # never quietly the version before
     assert len(shown[18]) == 1 and shown[18][0].startswith(f"kvlab/kvsim.py, line {repr_line}, in __repr__: RecursionError")
-    assert shown[19] == ["Run All went on"]
+    assert shown[19] == ["The second pass's hits: **predict first.** Write your prediction in the cell above and run "
+                         "it. Then run this cell again."]  # and not the answer
+    assert shown[20] == ['cliff is not defined yet. Write the loop of step 4 in the cell under "Your task (step 4)", '
+                         'then run it.']
+    assert len(shown[21]) == 1 and shown[21][0].startswith(
+        "`python3 kvlab/scenario.py --passes fwd,fwd` did not print exactly one JSON document. It printed: \"{")
+    assert shown[23] == ["step 2 is not written yet: main in kvlab/scenario.py"]
+    assert shown[25] == ["Your loop of step 4 stopped: KeyError: 'gpu_hit'"]
+    assert shown[26] == ["cliff is not complete: an earlier cell stopped (Your loop of step 4 stopped: KeyError: 'gpu_hit')"]
+    assert shown[27] == ["Run All went on"]
     ids = [output.get("metadata", {}).get("kvlab", {}).get("msg") for output in done.notebook.cells[6].outputs]
     assert ids == ["notebook.student-crash"]
     assert [line.split(": ")[1] for line in done.failures] == [  # what kvlab notebooks counts as failed
-        f"cell {number} failed" for number in (7, 11, 12, 15, 16, 18)]
+        f"cell {number} failed" for number in (7, 11, 12, 15, 16, 18, 21, 25)]
     assert done.failures[0] == f"t.ipynb: cell 7 failed: kvlab/scenario.py, line {crash_line}, in run: KeyError: 5"
 
 
@@ -512,7 +545,8 @@ def test_the_step_of_a_line_of_a_students_file_comes_from_the_step_table(monkeyp
     assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return f"LRUCache(capacity=')) == ("step", 1)
     assert notebook.step_at(files["kvsim.py"], line_of("kvsim.py", 'return "cpu"')) == ("step", 5)
     assert notebook.step_at(files["policies.py"], line_of("policies.py", "self._remove(evict())")) == ("exercise", 7)
-    assert notebook.steps_of("scenario", "gpu_cliff")[0] == ("step", 4)
+    assert notebook.steps_of("scenario", "read_order") == [("step", 2)]
+    assert notebook._made_by('cyclic = notebook.run_scenario(passes="fwd,fwd")') == ("step", 2)  # your command
     monkeypatch.setattr(notebook._session, "steps", (5, 6))
     monkeypatch.setattr(notebook._session, "step", 5)
     assert notebook.step_at(files["scenario.py"], in_run) == ("step", 6)

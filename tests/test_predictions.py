@@ -12,9 +12,13 @@ def said(capsys):
     return capsys.readouterr().out.strip()
 
 
-def test_a_blank_prediction_still_shows_the_computed_answer(capsys):
+def test_a_blank_prediction_shows_no_answer_and_asks_for_the_prediction_first(capsys):
     assert notebook.compare_prediction(..., ["a", "c"], WHAT) is None
-    assert said(capsys) == "Which keys are left: no prediction written. Your code gives `['a', 'c']`."
+    assert said(capsys) == ("Which keys are left: **predict first.** Write your prediction in the cell above and "
+                            "run it. Then run this cell again.")
+    notebook.compare_prediction(..., lambda: pytest.fail("computed"), WHAT)  # not even computed
+    assert "['a', 'c']" not in said(capsys)
+    assert not notebook.predicted(["a"], ...) and notebook.predicted(["a"], 0, None, False)
 
 
 def test_a_right_prediction_agrees_and_a_list_equals_a_tuple(capsys):
@@ -43,7 +47,7 @@ def test_a_crash_in_the_students_code_is_one_line_after_the_prediction(capsys):
     assert "ValueError" in text
 
 
-def test_a_stub_not_written_yet_is_one_line_even_with_a_blank_prediction(capsys, tmp_path, monkeypatch):
+def test_a_stub_not_written_yet_is_one_line_after_the_prediction(capsys, tmp_path, monkeypatch):
     stub = tmp_path / "kvsim.py"
     stub.write_text("def access():\n    raise NotImplementedError('step 1 is not written yet: LRUCache.access in "
                     "kvlab/kvsim.py')\n")
@@ -51,8 +55,8 @@ def test_a_stub_not_written_yet_is_one_line_even_with_a_blank_prediction(capsys,
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(notebook, "_student_files", lambda: {stub.resolve()})
-    assert notebook.compare_prediction(..., module.access, WHAT) is None
-    assert said(capsys) == ("Which keys are left: no prediction written. Your code stopped: step 1 is not written "
+    assert notebook.compare_prediction(["a"], module.access, WHAT) is None
+    assert said(capsys) == ("Which keys are left: you predicted `['a']`. Your code stopped: step 1 is not written "
                             "yet: LRUCache.access in kvlab/kvsim.py")
 
 

@@ -1,14 +1,16 @@
-"""Plain English in the student edition's Markdown: one idea a sentence (kvlab/readability.py says how it counts).
+"""Plain English where a student reads: one idea a sentence (kvlab/readability.py says how it counts).
 
-The notebooks are turned into the student edition in-process (release.student_notebook: answers and
-instructor cells dropped, nothing run), then every Markdown cell is measured. `pytest -s` prints the
-figures per notebook and overall; a failing notebook's message holds them too, and its longest sentences.
+Two kinds of prose, each per notebook and all together: the student edition's Markdown (release.student_notebook
+in-process: answers and instructor cells dropped, nothing run), and the prose the notebooks print, the catalog's
+`nb.NN.*` messages of each notebook and the `notebook.*` messages of kvlab.notebook, kvlab.timeline and
+kvlab.plots. `pytest -s` prints the figures; a failing notebook's message holds them too, and its longest sentences.
 """
 import json
 
 import pytest
 
 from kvlab import nbrun, readability
+from kvlab.messages import MESSAGES
 from kvlab.readability import LONG, MAX_AVERAGE, MAX_LONG_SHARE, measure
 
 NOTEBOOKS = nbrun.notebook_paths()
@@ -42,6 +44,35 @@ def test_all_notebooks_together_are_plain_english():
     assert found.plain, "\n".join(lines)
 
 
+def printed(path):
+    """The texts a notebook prints: its nb.NN.* messages."""
+    return list(readability.printed_prose(MESSAGES, f"nb.{path.stem[:2]}.").values())
+
+
+def printed_figures(texts):
+    return sum((measure(text) for text in texts), readability.NONE)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_what_each_notebook_prints_is_plain_english(path):
+    texts = printed(path)
+    found = printed_figures(texts)
+    print(f"\n{path.stem:<18} printed: {found}")
+    longest = sorted((s for text in texts for s in readability.long_sentences(text)), key=len)[-3:]
+    assert found.plain, (f"nb.{path.stem[:2]}.*: {found}; the lab's limit is {MAX_AVERAGE} words a sentence on "
+                         f"average and {MAX_LONG_SHARE:.0%} over {LONG}. Longest: " + " | ".join(longest))
+
+
+def test_all_printed_prose_together_is_plain_english():
+    texts = [*readability.printed_prose(MESSAGES, "nb.").values(), *readability.printed_prose(MESSAGES, "notebook.").values()]
+    found = printed_figures(texts)
+    lines = [f"{path.stem:<18} printed: {printed_figures(printed(path))}" for path in NOTEBOOKS]
+    lines.append(f"{'notebook.*':<18} printed: {printed_figures(readability.printed_prose(MESSAGES, 'notebook.').values())}")
+    lines.append(f"{'all printed':<18} {found}")
+    print("\n" + "\n".join(lines))
+    assert found.sentences > 400 and found.plain, "\n".join(lines)  # every notebook's messages are there
+
+
 CASES = [
     ("One idea. Another one!", 4, 2),
     ("A list:\n\n- first item\n- second item", 6, 3),                   # a list item is a sentence
@@ -70,3 +101,12 @@ def test_a_sentence_over_25_words_is_long_and_the_figures_add_up():
     assert (measure("One two.") + measure("Three.")) == readability.Figures(3, 2, 0)
     assert readability.notebook_markdown(json.loads(json.dumps({"cells": [
         {"cell_type": "markdown", "source": ["a ", "b"]}, {"cell_type": "code", "source": "x"}]}))) == ["a b"]
+
+
+def test_a_printed_message_reads_each_placeholder_as_one_word_and_its_plural_form():
+    messages = {"nb.09.one": "The GPU holds {resident} of {docs:,} documents.",
+                "nb.09.counted": ("{n} hit.", "{n} hits, from {first} to {last}."), "other.x": "Not this one."}
+    texts = readability.printed_prose(messages, "nb.09.")
+    assert list(texts) == ["nb.09.one", "nb.09.counted"]
+    assert [measure(text).words for text in texts.values()] == [7, 6]
+

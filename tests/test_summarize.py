@@ -1,27 +1,22 @@
-"""summarize.py (step 8): the statistics on small hand-made inputs, every bad input, every output.
+"""summarize.py (step 8): the lab text's contract, on small hand-made inputs.
 
-A bad input or a refused output must end with one line on stderr (naming the line where there is
-one), a non-zero exit, and no output: neither a new file nor a change to an existing one. Most of
-this runs main() in-process; one run in a fresh process per kind of outcome proves it end to end.
+The statistics, the blank lines, the output file, and one line for a bad input or bad arguments, with
+no output written. Most of this runs main() in-process; one run in a fresh process per kind of outcome
+proves it end to end. The robustness that only kvlab's own tools need (any file, pipes, links,
+read-only files) is kvlab.records' and kvlab.files' (tests/test_records.py).
 """
-import contextlib
 import json
 import os
 import shutil
-import signal
-import stat
-import subprocess
-import sys
 
 import pytest
 
-from helpers import KVLAB, assert_one_line_error, assert_success, call_main, clean_env, python
+from helpers import KVLAB, assert_one_line_error, assert_success, call_main, python
 from kvlab import summarize
-from kvlab.summarize import InputError, iter_records, parse_line, read_records
+from kvlab.summarize import InputError, read_records
 
 SCRIPT = KVLAB / "summarize.py"
 OLD = b"the previous summary\n"
-needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 
 
 def record(config, name, ttft, doc=0, **changes):
@@ -47,20 +42,6 @@ def run(capsys, *args):
     return call_main(summarize.main, args, capsys)
 
 
-@contextlib.contextmanager
-def deadline(seconds=5):
-    """Fail the test instead of hanging it when an open() or a read() blocks."""
-    def expire(signum, frame):
-        pytest.fail(f"still blocked after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 @pytest.fixture
 def source(tmp_path):
     """A small valid measurement."""
@@ -79,11 +60,10 @@ def output(request, tmp_path):
 
 
 def assert_untouched(output, existed):
-    """No new file, an old one byte for byte, and no temporary file left beside it."""
+    """No new file, or the old one byte for byte."""
     assert output.exists() == existed
     if existed:
         assert output.read_bytes() == OLD
-    assert [name for name in os.listdir(output.parent) if name.startswith(".summarize-")] == []
 
 
 EXPECTED = {"baseline": {"p": {"n": 1, "p50_ms": 576.0, "mean_ms": 576.0}},
@@ -131,201 +111,60 @@ class TestStatistics:
     def test_output_shape_and_text(self):
         out = summarize.summarize(both("p", [576], [48.6]))
         assert out == EXPECTED and list(out) == ["baseline", "lmcache", "ratio"]
-        assert summarize.to_json(out) == json.dumps(out, indent=2) + "\n"
+        assert json.loads(summarize.to_json(out)) == out and summarize.to_json(out).endswith("}\n")
 
-
-class TestNoInfinity:
-    """JSON has no Infinity: huge or near-zero statistics give a finite number or null, never inf."""
-
-    def test_a_ratio_over_a_zero_or_near_zero_lmcache_statistic_is_null(self):
-        out = summarize.summarize(both("p", [6, 6, 6], [0, 0, 3]) + both("q", [1e308], [5e-324]))
-        assert out["ratio"] == {"p": {"p50": None, "mean": 6.0}, "q": {"p50": None, "mean": None}}
-        assert "Infinity" not in summarize.to_json(out)
-
-    def test_the_median_of_two_huge_values_stays_finite(self):
-        out = summarize.summarize(both("p", [1e308, 1.5e308], [1.0]))  # (a + b) / 2 would overflow
-        assert out["baseline"]["p"]["p50_ms"] == 1.25e308
-        assert "Infinity" not in summarize.to_json(out)
-
-    def test_to_json_refuses_what_json_cannot_hold(self):
-        with pytest.raises(InputError, match="JSON"):
-            summarize.to_json({"ratio": {"p": {"p50": float("inf")}}})
+    def test_a_ratio_over_a_zero_lmcache_statistic_is_null(self):
+        out = summarize.summarize(both("p", [6, 6, 6], [0, 0, 3]))
+        assert out["ratio"] == {"p": {"p50": None, "mean": 6.0}}
 
 
 class TestReading:
-    def test_blank_lines_windows_endings_a_bom_and_no_final_newline(self, tmp_path):
+    def test_blank_lines_windows_endings_and_a_byte_order_mark_are_no_records(self, tmp_path):
         path = tmp_path / "in.jsonl"
-        path.write_bytes(summarize.BOM + ("\n   \n" + line(ttft=1.0) + "\r\n\t \r\n\n" + line(ttft=3.0)).encode())
+        path.write_bytes(b"\xef\xbb\xbf" + ("\n   \n" + line(ttft=1.0) + "\r\n\t \r\n\n" + line(ttft=3.0)).encode())
         assert [row["ttft_ms"] for row in read_records(path)] == [1.0, 3.0]
 
-    def test_records_stream_one_at_a_time(self, tmp_path):
-        path = tmp_path / "in.jsonl"
-        path.write_text(line(ttft=1.0) + "\noops\n")
-        rows = iter_records(path)
-        assert next(rows)["ttft_ms"] == 1.0  # the bad line 2 is not read yet
-        with pytest.raises(InputError, match="line 2"):
-            next(rows)
-
-    @pytest.mark.parametrize("field", summarize.FIELDS)
-    def test_every_field_is_required(self, field):
-        row = record("baseline", "p", 1.0)
-        del row[field]
-        with pytest.raises(InputError, match=f"missing field {field}"):
-            parse_line(json.dumps(row))
-
-    @pytest.mark.parametrize("ttft", [0, 0.0, 12, 576.25, 1.7e308])
-    def test_any_finite_non_negative_number_is_a_ttft(self, ttft):
-        assert parse_line(line(ttft=ttft))["ttft_ms"] == ttft
-
-    @pytest.mark.parametrize("bad, fragment", [
-        ("nope", "not valid JSON"),
-        ('{"config": "baseline", "pass"', "not valid JSON: the object is cut off"),
-        (line() + " {}", "more text after the value"),
-        ("[1, 2]", "not a JSON object"),
-        ('"a line"', "not a JSON object"),
-        (line(ttft="576"), "ttft_ms must be a number"),
-        (line(ttft=None), "ttft_ms must be a number"),
-        (line(ttft=True), "ttft_ms must be a number"),
-        (line(ttft=[1]), "ttft_ms must be a number"),
-        (line(ttft=-0.5), "ttft_ms must be a finite number >= 0"),
-        (line(ttft=float("nan")), "ttft_ms must be a finite number >= 0"),
-        (line(ttft=float("inf")), "ttft_ms must be a finite number >= 0"),
-        (line(ttft=0).replace('"ttft_ms": 0', '"ttft_ms": 1' + "0" * 400), "ttft_ms must be a finite number"),
-        (line(ttft=0).replace('"ttft_ms": 0', '"ttft_ms": 1' + "0" * 5000), "not valid JSON"),
-        ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
-        (line(config="Baseline"), "unknown config 'Baseline'"),
-        (line(name=""), "pass must be a non-empty string"),
-        (line(name=3), "pass must be a non-empty string"),
-    ], ids=["not-json", "cut-off", "extra-data", "array", "string", "ttft-string", "ttft-null", "ttft-true",
-            "ttft-list", "ttft-negative", "ttft-nan", "ttft-infinity", "ttft-too-large", "ttft-too-many-digits",
-            "deeply-nested", "config-capitalized", "pass-empty", "pass-not-a-string"])
-    def test_a_bad_line(self, bad, fragment):
-        with pytest.raises(InputError, match=fragment.replace("(", r"\(")) as error:
-            parse_line(bad)
-        assert "\n" not in str(error.value)
-
     @pytest.mark.parametrize("content, fragment", [
-        (line().encode() + b"\n\n  \noops\n", "line 4: not valid JSON"),  # blank lines count
-        (line().encode() + b"\n" + line().encode()[:40], "line 2: not valid JSON: the object is cut off"),
-        (line().encode() + b"\n\n" + "caf\u00e9".encode("latin-1") + b"\n", "line 3: not UTF-8"),
-        (b"\xff\xfe" + "{}".encode("utf-16-le"), "line 1: not UTF-8"),
-        (b"", "no records"),
-        (b"\n \n\t\n\n", "no records"),
-    ], ids=["line-number", "cut-off-last-line", "latin-1", "utf-16", "empty", "only-blank-lines"])
-    def test_a_bad_file_names_itself_and_the_line(self, content, fragment, tmp_path):
+        (line() + "\n\n  \noops\n", "line 4: not valid JSON"),  # blank lines count
+        (line() + "\n[1, 2]\n", "line 2: not an object"),
+        (line() + "\n" + json.dumps({"config": "baseline"}) + "\n", "line 2: not an object with the fields"),
+        (line(config="vllm") + "\n", "line 1: config 'vllm'"),
+    ], ids=["not-json", "not-an-object", "missing-fields", "unknown-config"])
+    def test_a_bad_line_is_an_input_error_naming_the_file_and_the_line(self, content, fragment, tmp_path):
         path = tmp_path / "in.jsonl"
-        path.write_bytes(content)
+        path.write_text(content)
         with pytest.raises(InputError, match=fragment) as error:
             read_records(path)
-        assert str(error.value).startswith(str(path))
-
-    @needs_fifo
-    def test_a_pipe_that_nobody_writes_to_reads_as_empty(self, tmp_path):
-        fifo = tmp_path / "in.fifo"
-        os.mkfifo(fifo)
-        with deadline(), pytest.raises(InputError, match="no records"):
-            read_records(fifo)
+        assert str(error.value).startswith(str(path)) and "\n" not in str(error.value)
 
 
-class TestOutput:
-    def test_writes_the_summary_whole_with_ordinary_permissions_and_prints_nothing(self, source, output, capsys):
+class TestTheCommand:
+    def test_writes_the_summary_and_prints_nothing(self, source, output, capsys):
         assert_success(result := run(capsys, source, output))
         assert result.stdout == ""
         assert json.loads(output.read_text()) == EXPECTED
-        plain = output.parent / "plain"
-        plain.write_text("")  # what open() gives a new file; mkstemp's would be 0600
-        assert stat.S_IMODE(output.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
-        assert sorted(os.listdir(output.parent)) == ["in.jsonl", "out.json", "plain"]  # no temporary file
 
-    def test_a_dash_writes_to_stdout(self, source, capsys):
-        assert_success(result := run(capsys, source, "-"))
-        assert json.loads(result.stdout) == EXPECTED
-        assert sorted(os.listdir(source.parent)) == ["in.jsonl"]
-
-    def test_a_symbolic_link_is_written_through_and_stays_a_link(self, source, output, capsys):
-        link = output.parent / "link.json"
-        link.symlink_to(output.name)
-        assert_success(run(capsys, source, link))
-        assert link.is_symlink() and os.readlink(link) == output.name
-        assert json.loads(output.read_text()) == EXPECTED
-
-    def test_a_character_device_stays_a_device(self, source, tmp_path, capsys):
-        null = tmp_path / "null"
-        try:
-            os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # what /dev/null is on Linux
-        except (AttributeError, PermissionError, OSError) as error:
-            pytest.skip(f"cannot make a device here: {error}")
-        assert_success(run(capsys, source, null))
-        assert stat.S_ISCHR(null.stat().st_mode)
-
-    @needs_fifo
-    def test_a_pipe_that_nobody_reads_is_refused(self, source, tmp_path, capsys):
-        fifo = tmp_path / "out.fifo"
-        os.mkfifo(fifo)
-        with deadline():
-            assert_one_line_error(run(capsys, source, fifo), "out.fifo: no program is reading from this pipe")
-
-    def test_a_full_device_is_one_line(self, source, capsys):
-        if not os.path.exists("/dev/full"):
-            pytest.skip("no /dev/full here")
-        assert_one_line_error(run(capsys, source, "/dev/full"), "/dev/full: No space left on device")
-
-    def test_a_read_only_file_is_refused_even_for_root(self, source, tmp_path, capsys):
-        output = tmp_path / "out.json"
-        output.write_bytes(OLD)
-        output.chmod(0o444)
-        assert_one_line_error(run(capsys, source, output), "out.json: is read-only")
-        assert output.read_bytes() == OLD
-
-    @pytest.mark.parametrize("spelling", ["same", "other-spelling", "symlink", "hard-link"])
-    def test_the_input_itself_is_refused(self, spelling, source, capsys):
-        target = {"same": source, "other-spelling": source.parent / "." / source.name}.get(spelling)
-        if target is None:
-            target = source.parent / "out.jsonl"
-            target.symlink_to(source) if spelling == "symlink" else os.link(source, target)
-        before = source.read_bytes()
-        assert_one_line_error(run(capsys, source, target), "is the input file")
-        assert source.read_bytes() == before
-
-    def test_an_output_folder_that_does_not_exist_or_is_a_file(self, source, tmp_path, capsys):
-        assert_one_line_error(run(capsys, source, tmp_path / "nowhere" / "out.json"), "nowhere")
-        (tmp_path / "folder").mkdir()
-        assert_one_line_error(run(capsys, source, tmp_path / "folder"), "is a folder")
-        assert sorted(os.listdir(tmp_path)) == ["folder", "in.jsonl"] and os.listdir(tmp_path / "folder") == []
-
-    def test_a_failed_write_removes_its_temporary_file_and_keeps_the_old_output(self, tmp_path, monkeypatch):
-        out = tmp_path / "out.json"
-        out.write_bytes(OLD)
-
-        def refuse(*args):
-            raise OSError(28, "No space left on device")
-        monkeypatch.setattr(summarize.os, "replace", refuse)
-        with pytest.raises(OSError):
-            summarize.write_atomically(out, "{}\n")
-        assert os.listdir(tmp_path) == ["out.json"]
-        assert out.read_bytes() == OLD
-
-
-class TestBadInput:
     def test_a_bad_line_writes_nothing(self, output, capsys):
         existed = output.exists()
         source = output.parent / "in.jsonl"
         source.write_text(line() + "\n\n" + line(config="vllm") + "\n")
-        assert_one_line_error(run(capsys, source, output), "in.jsonl, line 3: unknown config 'vllm'")
+        assert_one_line_error(run(capsys, source, output), "in.jsonl, line 3: config 'vllm'")
         assert_untouched(output, existed)
 
-    def test_a_missing_input_or_a_folder(self, output, capsys):
+    def test_a_missing_input_writes_nothing(self, output, capsys):
         existed = output.exists()
         missing = output.parent / "missing.jsonl"
         assert_one_line_error(run(capsys, missing, output), f"{missing}: No such file or directory")
-        assert_one_line_error(run(capsys, output.parent, output), "is a folder, not a file")
         assert_untouched(output, existed)
+
+    def test_an_output_folder_that_does_not_exist(self, source, tmp_path, capsys):
+        assert_one_line_error(run(capsys, source, tmp_path / "nowhere" / "out.json"), "nowhere")
 
     @pytest.mark.parametrize("args", [[], ["only-one.jsonl"], ["a", "b", "c"]])
     def test_wrong_number_of_arguments(self, args, capsys):
         result = run(capsys, *args)
-        assert_one_line_error(result, "summarize.py: error:")
-        assert result.returncode == 2
+        assert_one_line_error(result, "usage: python3 summarize.py")
+        assert result.returncode != 0
 
 
 class TestEndToEnd:
@@ -340,37 +179,12 @@ class TestEndToEnd:
 
     def test_a_bad_line(self, tmp_path):
         source, output = tmp_path / "in.jsonl", tmp_path / "out.json"
-        source.write_text(line() + "\n" + line(ttft=-1) + "\n")
+        source.write_text(line() + "\nnot json\n")
         output.write_bytes(OLD)
-        assert_one_line_error(python(SCRIPT, source, output), "line 2: ttft_ms must be a finite number >= 0")
+        assert_one_line_error(python(SCRIPT, source, output), "line 2: not valid JSON")
         assert_untouched(output, existed=True)
-
-    def test_a_refused_output(self, source, tmp_path):
-        output = tmp_path / "out.json"
-        output.write_bytes(OLD)
-        output.chmod(0o444)
-        assert_one_line_error(python(SCRIPT, source, output), "is read-only")
-        assert output.read_bytes() == OLD
 
     def test_bad_arguments(self, tmp_path):
         result = python(SCRIPT, "only-one.jsonl", cwd=tmp_path)
-        assert_one_line_error(result, "summarize.py: error:")
-        assert result.returncode == 2 and os.listdir(tmp_path) == []
-
-    @pytest.mark.skipif(not os.path.exists("/proc/self/fd/1"), reason="no /proc here")
-    @pytest.mark.parametrize("stdout", ["pipe", "file-appended-to"])
-    def test_a_link_to_stdout_like_dev_stdout_writes_to_stdout(self, stdout, source, tmp_path):
-        link = tmp_path / "stdout"
-        link.symlink_to("/proc/self/fd/1")  # what /dev/stdout is; replacing it would break the machine
-        log = tmp_path / "log"
-        log.write_text("an earlier line\n")
-        with open(log, "a") as appended:
-            result = subprocess.run([sys.executable, SCRIPT, source, link], env=clean_env(), encoding="utf-8",
-                                    stdout=subprocess.PIPE if stdout == "pipe" else appended, stderr=subprocess.PIPE)
-        assert result.returncode == 0 and result.stderr == "", result.stderr
-        if stdout == "pipe":
-            assert json.loads(result.stdout) == EXPECTED
-        else:  # appended to, as any program's stdout would be; not replaced by a new file
-            earlier, printed = log.read_text().split("\n", 1)
-            assert (earlier, json.loads(printed)) == ("an earlier line", EXPECTED)
-        assert os.readlink(link) == "/proc/self/fd/1"
+        assert_one_line_error(result, "usage: python3 summarize.py")
+        assert result.returncode != 0 and os.listdir(tmp_path) == []

@@ -135,3 +135,64 @@ def test_a_fwd_pass_reads_upwards_and_a_rev_pass_downwards():
     assert timeline.reads(("fwd", "rev"), 2) == [(1, "fwd", 0), (1, "fwd", 1), (2, "rev", 1), (2, "rev", 0)]
     two = kvsim.TwoTierCache(1, 1)
     assert timeline.tiers_of(two) == {"gpu": two.gpu, "cpu": two.cpu}
+
+
+def test_each_read_is_described_in_one_sentence_from_the_recording():
+    lru = timeline.record(kvsim.LRUCache(21520), ("fwd", "fwd", "rev"), 10, 5011)
+    assert timeline.describe(lru, 10) == "Read 11 of 30: pass 2 (fwd) reads document 0: a miss, then stored; it evicts [6]."
+    assert timeline.describe(lru, 22) == "Read 23 of 30: pass 3 (rev) reads document 7: a hit; nothing is evicted."
+    two = timeline.record(kvsim.TwoTierCache(21520, 56000), ("fwd", "fwd", "rev"), 10, 5011)
+    assert timeline.describe(two, 24) == ("Read 25 of 30: pass 3 (rev) reads document 5: loaded from the CPU tier; "
+                                          "it evicts [9].")
+    small = timeline.record(kvsim.TwoTierCache(4, 4), ("fwd",), 2, 4)
+    assert timeline.describe(small, 1) == ("Read 2 of 2: pass 1 (fwd) reads document 1: a miss, then stored; "
+                                           "the GPU tier evicts [0]; the CPU tier evicts [0].")
+
+
+def test_a_frame_draws_each_tier_oldest_first_the_read_outlined_and_the_evicted_hatched():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    two = timeline.record(kvsim.TwoTierCache(21520, 56000), ("fwd", "fwd", "rev"), 10, 5011)
+    fig = timeline.frame(two, 24, 10)
+    gpu, cpu = fig.axes
+    labels = [[text.get_text() for text in ax.texts] for ax in (gpu, cpu)]
+    assert labels == [["9", "8", "7", "6", "5"], ["0", "1", "2", "3", "4", "6", "7", "8", "9", "5"]]
+    assert gpu.patches[0].get_hatch() == timeline.STYLE["evicted"]["hatch"]  # 9 left the GPU tier
+    outlined = [patch for ax in (gpu, cpu) for patch in ax.patches if patch.get_linewidth() == 3]
+    assert len(outlined) == 2  # document 5: loaded from the CPU tier (refreshed there) and stored in the GPU tier
+    plt.close(fig)
+
+
+def test_the_stepper_steps_one_read_forward_and_back_and_stops_at_the_ends():
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("matplotlib")
+    recording = timeline.record(kvsim.LRUCache(8), ("fwd", "fwd"), 3, 4)
+    box, back, forward, position = timeline.controls(recording, 3, start=5)
+    assert position.value == 5 and (position.min, position.max) == (1, 6)
+    forward.click()
+    assert position.value == 6 and forward.disabled and not back.disabled
+    forward.click()
+    assert position.value == 6  # the last read: no further
+    for _ in range(7):
+        back.click()
+    assert position.value == 1 and back.disabled
+
+
+def test_without_ipywidgets_the_stepper_is_one_sentence_and_unattended_it_is_nothing(monkeypatch, capsys):
+    import builtins
+
+    monkeypatch.setenv(timeline.UNATTENDED, "1")
+    assert timeline.stepper(lambda: pytest.fail("made"), docs=2, tokens=1, passes=("fwd",)) is None
+    assert capsys.readouterr().out == ""
+    monkeypatch.delenv(timeline.UNATTENDED)
+    real_import = builtins.__import__
+
+    def no_widgets(name, *args, **kwargs):
+        if name == "ipywidgets":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_widgets)
+    timeline.stepper(lambda: kvsim.LRUCache(1), docs=2, tokens=1, passes=("fwd",))
+    assert capsys.readouterr().out == timeline.t("notebook.stepper-no-widgets") + "\n"

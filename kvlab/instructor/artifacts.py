@@ -5,24 +5,31 @@ Which measurement is summarized: $KVLAB_TTFT, else the course machine's file, el
 A file already there with other content is somebody's work (a student's cyclic.json in /root/kvlab):
 nothing is written unless --force says to overwrite it.
 """
+import json
 from pathlib import Path
 
-from .. import lab, paths, scenario, summarize
+from .. import lab, paths, records, scenario, summarize
 from ..errors import UserError
 from ..files import write_files
+from ..lab import sweeps
 
 
 def contents(ttft=None):
     """{file name: exact text} for the six artifacts, computed with the reference scripts."""
-    records = summarize.read_records(ttft or paths.ttft_source())
+    measured = records.read_records(ttft or paths.ttft_source())  # kvlab's reader: one line for a bad file
     return {
-        "cyclic.json": scenario.to_json(scenario.run(passes=lab.FWD_FWD)),
-        "baseline.json": scenario.to_json(scenario.run(passes=lab.FWD_FWD_REV)),
-        "cliff.json": scenario.to_json(scenario.gpu_cliff(lab.GPU_CAPACITIES)),
-        "offload.json": scenario.to_json(scenario.run(cpu=lab.OFFLOAD_CPU, passes=lab.FWD_FWD_REV)),
-        "cpu_cliff.json": scenario.to_json(scenario.cpu_cliff(lab.CPU_CAPACITIES)),
-        "measured.json": summarize.to_json(summarize.summarize(records)),
+        "cyclic.json": _text(scenario.run(passes=lab.FWD_FWD)),
+        "baseline.json": _text(scenario.run(passes=lab.FWD_FWD_REV)),
+        "cliff.json": _text(sweeps.second_pass(scenario.run, "gpu", lab.GPU_CAPACITIES, "hits")),
+        "offload.json": _text(scenario.run(cpu=lab.OFFLOAD_CPU, passes=lab.FWD_FWD_REV)),
+        "cpu_cliff.json": _text(sweeps.second_pass(scenario.run, "cpu", lab.CPU_CAPACITIES, "misses")),
+        "measured.json": summarize.to_json(summarize.summarize(measured)),
     }
+
+
+def _text(document):
+    """What scenario.py prints (and the loops save): the JSON on one line, then a newline."""
+    return json.dumps(document) + "\n"
 
 
 def planned(ttft=None):
@@ -31,7 +38,7 @@ def planned(ttft=None):
     try:
         files = {name: text.encode("utf-8") for name, text in contents(ttft).items()}
         files["ttft.jsonl"] = ttft.read_bytes()
-    except summarize.InputError as error:
+    except records.InputError as error:
         raise UserError(str(error)) from None
     return files
 

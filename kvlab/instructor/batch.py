@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from ..errors import visible
 from ..i18n import Msg, t
 from . import judge, sandbox
@@ -297,8 +297,8 @@ class Batch:
             return
         try:
             self.cache.mkdir(parents=True, exist_ok=True)
-            summarize.write_atomically(self.cache / f"{entry}.json", json.dumps(grade.as_dict(marks=True)))
-        except (OSError, summarize.InputError):
+            files.write_atomically(self.cache / f"{entry}.json", json.dumps(grade.as_dict(marks=True)))
+        except OSError:
             pass  # a cache that cannot be written only costs time
 
 

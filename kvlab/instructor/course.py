@@ -220,15 +220,15 @@ def init(path, measurement=None):
 
 def _measured_file(path, what):
     """`path` if it is a measured file that summarize.py reads; UserError (one line) if not."""
-    from .. import summarize
+    from .. import records
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{what}: no such file")
     try:
-        summarize.read_records(path)
+        records.read_records(path)
     except OSError as error:
         raise UserError(f"{what}: cannot be read ({error.strerror})") from None
-    except summarize.InputError as error:
+    except records.InputError as error:
         raise UserError(f"{what}: not a measured file ({error})") from None
     return path
 

@@ -11,7 +11,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from ..errors import UserError
 from . import sandbox
 from .batch import DEFAULT_TIMEOUT, MOST_JOBS, grade_all, seed_fingerprint, shown
@@ -134,7 +134,7 @@ def run(args):
             book.close(grades)
         for path, write in ((args.canvas, gradebook.canvas_csv), (args.moodle, gradebook.moodle_csv)):
             if path and not interrupted:
-                summarize.write_atomically(path, write(course, grades))
+                files.write_atomically(path, write(course, grades))
         if interrupted and (args.feedback or args.report):
             print("kvlab grade: interrupted: --feedback and --report were not written (run again to finish)",
                   file=sys.stderr)
@@ -142,7 +142,7 @@ def run(args):
             coursebook.write_feedback(args.feedback, scoring, grades, force=args.force, practice=practice)
         if args.report and not interrupted:
             coursebook.write_report(args.report, scoring, grades, force=args.force, practice=practice)
-    except summarize.InputError as error:
+    except files.Refused as error:
         raise UserError(str(error)) from None
     passed = all(grade.passed for grade in grades)
     applied = sandbox.limits() if isolation else {"isolation": "none (KVLAB_NO_ISOLATION=1): no limit applies"}
@@ -191,7 +191,7 @@ def compare_with_store(course, grades):
     similarity.mark(grades, stored, key)
     try:
         similarity.save_store(course.store, course.fingerprint, stored, grades, key)
-    except (OSError, summarize.InputError) as error:
+    except OSError as error:
         print(f"kvlab grade: warning: the course's similarity store {course.store} was not written ({error})",
               file=sys.stderr)
 
@@ -233,8 +233,8 @@ def default_seed():
     seed = secrets.randbits(SEED_BITS) | 1 << (SEED_BITS - 1)  # 128 bits: no fingerprint leads back to it
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        summarize.write_atomically(path, f"{seed}\n")
-    except (OSError, summarize.InputError):
+        files.write_atomically(path, f"{seed}\n")
+    except OSError:
         pass  # a seed that cannot be kept still grades this run
     return seed
 

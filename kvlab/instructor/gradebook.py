@@ -13,7 +13,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from .batch import shown
 from .judge import TITLES
 
@@ -72,7 +72,7 @@ class Gradebook:
             out.write(self.render([grade], header=False))
 
     def close(self, grades):
-        summarize.write_atomically(self.path, self.render(grades))
+        files.write_atomically(self.path, self.render(grades))
         self.partial.unlink(missing_ok=True)
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import paths, summarize
+from .. import paths, records
 from ..errors import UserError
 from ..i18n import Msg
 
@@ -35,13 +35,13 @@ def lab_measurement(course=None):
     else:
         path = paths.ttft_source()
     try:
-        records = summarize.read_records(path)
+        found = records.read_records(path)
         lines = paths.measured_lines(path)
-    except (OSError, summarize.InputError) as error:
+    except (OSError, records.InputError) as error:
         raise UserError(f"the lab's measured file cannot be read: {error}") from None
     compared = bool(course.measurement) if course is not None else not paths.is_stand_in(path)
     name = Msg("grade.course-measurement") if course is not None and compared else Msg("grade.lab-measurement")
-    return Measurement(path, lines, records, compared, name)
+    return Measurement(path, lines, found, compared, name)
 
 
 def own_records(text):

@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import summarize
+from .. import files
 from . import reader
 from .judge import SCRIPTS
 
@@ -154,5 +154,5 @@ def save_store(path, course, stored, grades, key):
     while len(merged) > MOST_STORED:
         merged.pop(next(iter(merged)))
     document = {"version": STORE_VERSION, "course": course, "hand_ins": merged}
-    summarize.write_atomically(path, json.dumps(document, separators=(",", ":")) + "\n")
+    files.write_atomically(path, json.dumps(document, separators=(",", ":")) + "\n")
     os.chmod(path, 0o600)  # marks are not code, but they are the class's

@@ -134,7 +134,7 @@ def show(case):
     return commands.show_params(params(case))
 
 
-STEP = StepSpec(NUMBER, FILE, ("run", "main"), ("cyclic.json",), "02_cyclic_scan", "scenario", (1, 5),
+STEP = StepSpec(NUMBER, FILE, ("read_order", "run", "main"), ("cyclic.json",), "02_cyclic_scan", "scenario", (1, 5),
                 rules=RULES, misconceptions=MISCONCEPTIONS, messages=MESSAGES)
 
 
@@ -143,21 +143,22 @@ def plants():
     # BEGIN SOLUTION ...
     make = "    cache = TwoTierCache(gpu, cpu)\n    results = []\n    for order, doc_ids in zip(passes, orders):\n"
     parsed = "    args = parser.parse_args(argv)\n"
-    call = "run(args.gpu, args.cpu, args.docs, args.tokens, args.passes)"
+    call = "run(args.gpu, args.cpu, args.docs, args.tokens, passes)"
+    printed = '    sys.stdout.write(json.dumps(result) + "\\n")'
     return {
         "clears-between-passes": [Plant(FILE, "run", make, "    results = []\n    for order, doc_ids in zip(passes, orders):\n"
                                                           "        cache = TwoTierCache(gpu, cpu)\n")],
         "hit-docs-order": [Plant(FILE, "run", "        results.append(counts)",
                                  '        counts["hit_docs"].sort()\n        results.append(counts)')],
-        "rev-order": [Plant(FILE, "read_order", "return list(reversed(range(docs)))", "return list(range(docs))")],
+        "rev-order": [Plant(FILE, "read_order", "return upward[::-1]", "return upward")],
         "text-on-stdout": [Plant(FILE, "main", parsed, parsed + '    print(f"Simulating {args.docs} documents")\n')],
-        "several-json": [Plant(FILE, "main", f"    sys.stdout.write(to_json({call}))",
-                               f"    for one in {call}[\"passes\"]:\n        sys.stdout.write(to_json(one))")],
-        "python-repr": [Plant(FILE, "main", f"    sys.stdout.write(to_json({call}))", f"    print({call})")],
+        "several-json": [Plant(FILE, "main", printed, '    for one in result["passes"]:\n'
+                                                      '        sys.stdout.write(json.dumps(one) + "\\n")')],
+        "python-repr": [Plant(FILE, "main", printed, "    print(result)")],
         "order-field": [Plant(FILE, "run", '        counts = {"order": order,', '        counts = {"order": "fwd",')],
-        "option-ignored-gpu": [Plant(FILE, "main", call, "run(GPU, args.cpu, args.docs, args.tokens, args.passes)")],
-        "option-ignored-docs": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, DOCS, args.tokens, args.passes)")],
-        "option-ignored-tokens": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, args.docs, TOKENS, args.passes)")],
-        "option-ignored-passes": [Plant(FILE, "main", call, "run(args.gpu, args.cpu, args.docs, args.tokens, PASSES)")],
+        "option-ignored-gpu": [Plant(FILE, "main", call, call.replace("args.gpu", "GPU"))],
+        "option-ignored-docs": [Plant(FILE, "main", call, call.replace("args.docs", "DOCS"))],
+        "option-ignored-tokens": [Plant(FILE, "main", call, call.replace("args.tokens", "TOKENS"))],
+        "option-ignored-passes": [Plant(FILE, "main", call, call.replace(", passes)", ", PASSES)"))],
     }
     # END SOLUTION

@@ -64,7 +64,7 @@ def show(case):
     return "; ".join("python3 scenario.py " + " ".join(run) for run in case["runs"][:2]) + "; ..."
 
 
-STEP = StepSpec(NUMBER, FILE, ("gpu_cliff",), ("cliff.json",), "03_gpu_cliff", "scenario", (1, 5, 2),
+STEP = StepSpec(NUMBER, FILE, (), ("cliff.json",), "03_gpu_cliff", "scenario", (1, 5, 2),
                 rules=RULES, misconceptions=MISCONCEPTIONS, messages=MESSAGES)
 
 

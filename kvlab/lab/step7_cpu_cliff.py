@@ -67,7 +67,7 @@ def show(case):
     return "; ".join("python3 scenario.py " + " ".join(run) for run in case["runs"][:2]) + "; ..."
 
 
-STEP = StepSpec(NUMBER, FILE, ("cpu_cliff",), ("cpu_cliff.json",), "05_cpu_cliff", "scenario", (1, 5, 2, 6),
+STEP = StepSpec(NUMBER, FILE, (), ("cpu_cliff.json",), "05_cpu_cliff", "scenario", (1, 5, 2, 6),
                 rules=RULES, misconceptions=MISCONCEPTIONS, messages=MESSAGES)
 
 

@@ -430,25 +430,25 @@ def show(case):
     return "python3 summarize.py in.jsonl out.json  # in.jsonl:\n" + "\n".join(lines)
 
 
-STEP = StepSpec(NUMBER, FILE, ("summarize", "iter_records", "main"), ("measured.json",), "06_measured_ttft",
+STEP = StepSpec(NUMBER, FILE, ("read_records", "summarize", "to_json", "main"), ("measured.json",), "06_measured_ttft",
                 "summarize", rules=RULES, misconceptions=MISCONCEPTIONS, messages=MESSAGES)
 
 
 def plants():
     """{misconception: [Plant]}: the classic mistakes, played on the reference (the instructor edition's only)."""
     # BEGIN SOLUTION ...
+    statistics_of = "(len(values), statistics.median(values), statistics.mean(values))"
     return {
-        "median-even": [Plant(FILE, "summarize", "(median(values), statistics.mean(values), len(values))",
-                              "(statistics.median_low(values), statistics.mean(values), len(values))")],
-        "median-unsorted": [Plant(FILE, "summarize", "(median(values), statistics.mean(values), len(values))",
-                                  "(values[len(values) // 2], statistics.mean(values), len(values))")],
-        "ratio-inverted": [Plant(FILE, "ratio", "    quotient = baseline / lmcache if lmcache else math.inf",
-                                 "    quotient = lmcache / baseline if baseline else math.inf")],
-        "not-rounded": [Plant(FILE, "summarize", '"p50_ms": round(float(p50), 1)', '"p50_ms": float(p50)')],
+        "median-even": [Plant(FILE, "summarize", statistics_of, statistics_of.replace("median(", "median_low("))],
+        "median-unsorted": [Plant(FILE, "summarize", statistics_of,
+                                  statistics_of.replace("statistics.median(values)", "values[len(values) // 2]"))],
+        "ratio-inverted": [Plant(FILE, "summarize", "round(base[name][at] / lm[name][at], 2) if lm[name][at]",
+                                 "round(lm[name][at] / base[name][at], 2) if base[name][at]")],
+        "not-rounded": [Plant(FILE, "summarize", '"p50_ms": round(p50, 1)', '"p50_ms": p50')],
         "pass-names": [Plant(FILE, "summarize", 'ttfts[record["config"]].setdefault(record["pass"], [])',
                              'ttfts[record["config"]].setdefault(record["pass"].split("-")[0], [])')],
-        "blank-lines": [Plant(FILE, "iter_records", '            if line.strip() == "":  # empty, or only spaces and tabs\n'
-                                                     '                continue\n', "")],
+        "blank-lines": [Plant(FILE, "read_records", '            if line.strip() == "":  # a blank line counts for nothing\n'
+                                                     "                continue\n", "")],
         "n-count": [Plant(FILE, "summarize", '{"n": n,', '{"n": n + 1,')],
     }
     # END SOLUTION

@@ -8,6 +8,7 @@ functions for the same loop, are judged where a hand-in has them (against its ow
 never required.
 """
 from . import commands
+from .numbers import FWD_FWD
 from .outcomes import compared, op_results
 
 
@@ -25,6 +26,14 @@ def count(passes, counted):
 def counts(obs, counted):
     """[the count each run gives] of an observation's runs (None where a run gives none)."""
     return [None if run["stop"] is not None else count(commands.passes_of(run), counted) for run in obs["runs"]]
+
+
+def second_pass(run, option, capacities, counted, **scenario):
+    """The loop of step 4 (option "gpu", counted "hits") or step 7 ("cpu", "misses") over a run() function:
+    {str(capacity): the second pass's count} for each capacity, in the order given. `scenario` holds run()'s
+    other arguments; the passes are fwd,fwd unless it names others."""
+    scenario.setdefault("passes", FWD_FWD)
+    return {str(capacity): count(run(**{**scenario, option: capacity})["passes"], counted) for capacity in capacities}
 
 
 def keys_holds(capacities):

@@ -22,6 +22,9 @@ def pytest_configure(config):
         os.environ.setdefault(name, str(scratch / name.lower()))
     os.environ["KVLAB_UNATTENDED"] = "1"  # nbval's and papermill's kernels draw no slider (kvlab.timeline)
     os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")  # the grader's cache and seed: never the user's
+    # the student edition's stored expectations, computed once for the run: the first worker that asks
+    # computes them, the other waits and reads them (setdefault: a worker keeps the controller's folder)
+    os.environ.setdefault("KVLAB_EXPECTATIONS_DIR", str(scratch / "expectations"))
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") \
             and config.option.numprocesses is None and not config.option.collectonly:
         # pytest-xdist is installed (the test extra has it) and no -n was given: one worker per core,
@@ -34,12 +37,12 @@ def pytest_configure(config):
             config.option.nbval_current_env = True
 
 
-# Test files by their test time on 2026-12-01 (a fresh clone, CI's venv), largest first: two workers that
+# Test files by their test time on 2026-12-02 (two workers, a quiet machine), largest first: two workers that
 # take files greedily in this order finish close together (each file stays on one worker, in its own order).
-SLOW_FIRST = ("test_release.py", "test_notebooks.py", "test_parity_scripts.py", "test_grade.py",
-              "test_parity_caches.py", "test_hostile_sandbox.py", "test_autograder.py", "07_beyond_lru.ipynb",
-              "06_measured_ttft.ipynb", "02_cyclic_scan.ipynb", "03_gpu_cliff.ipynb", "test_course.py", "test_red_team.py",
-              "test_check.py", "05_cpu_cliff.ipynb", "test_measure.py")
+SLOW_FIRST = ("test_release.py", "test_grade.py", "test_notebooks.py", "test_judging.py", "test_autograder.py",
+              "06_measured_ttft.ipynb", "test_course.py", "07_beyond_lru.ipynb", "test_measure.py", "test_i18n.py",
+              "test_hostile_sandbox.py", "test_red_team.py", "05_cpu_cliff.ipynb", "03_gpu_cliff.ipynb",
+              "test_check.py", "04_two_tier.ipynb", "02_cyclic_scan.ipynb", "test_handin.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

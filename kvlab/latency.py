@@ -443,7 +443,7 @@ def stand_in_model():
 
 
 def _read(path):
-    from .summarize import InputError, read_records
+    from .records import InputError, read_records
     try:
         return read_records(str(path))
     except InputError as error:

@@ -913,7 +913,7 @@ def save_figure(fig, name, lab_defaults):
     folder = paths.figures_dir(lab_defaults)
     buffer = io.BytesIO()
     # No "Software" entry: the bytes do not change with the matplotlib version's name.
-    fig.savefig(buffer, format="png", dpi=150, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight", metadata={"Software": None})
     target = folder / f"{name}.png"
     shown = target.relative_to(paths.out_dir()).as_posix()
     try:
@@ -922,7 +922,26 @@ def save_figure(fig, name, lab_defaults):
         show_line(Line("notebook.not-replaced", failed=True, file=_shown(target), how=t("notebook.force-kernel")))
         return target
     print(t("notebook.figure-saved", file=shown))
+    _show_saved(fig, buffer.getvalue(), shown)
     return target
+
+
+FIGURE_DPI, SCREEN_DPI = 150, 100  # the saved PNG's; the size a notebook shows it at (crisp on a HiDPI screen)
+
+
+def _show_saved(fig, png, name):
+    """In a kernel: show the PNG just saved (the figure is drawn once, not again by plt.show()) and close the
+    figure, so that plt.show() after it shows nothing more. Elsewhere the figure stays open, as it was."""
+    if _shell() is None:
+        return
+    import base64
+
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+    width = int.from_bytes(png[16:20], "big")  # the PNG header's width, in pixels
+    display({"image/png": base64.b64encode(png).decode("ascii"), "text/plain": name}, raw=True,
+            metadata={"image/png": {"width": round(width * SCREEN_DPI / FIGURE_DPI)}})
+    plt.close(fig)
 
 
 # ---------------------------------------------------------------------------------------------------------

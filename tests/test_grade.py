@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import summary_of
-from kvlab import cli, handin, lab, paths, summarize
+from kvlab import cli, handin, lab, paths, records, summarize
 from kvlab.check import conversation, engine, labsteps
 from kvlab.check.report import Row
 from kvlab.i18n import Msg
@@ -602,7 +602,7 @@ class TestBrokenInputs:
 # --- in this process: the measured file, the cache, Ctrl-C, the command ---------------------------------
 
 def summary_text(lines):
-    return json.dumps(summarize.summarize(summarize.parse_line(line) for line in lines if line.strip()))
+    return json.dumps(summarize.summarize(records.parse_line(line) for line in lines if line.strip()))
 
 
 class TestMeasuredFile:

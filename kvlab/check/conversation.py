@@ -75,9 +75,10 @@ def verified(outcomes, jobs, folder, files=None):
     folder, or staged beside it) forged that line: a protocol error."""
     taken = list(outcomes)
     for number, (job, outcome) in enumerate(zip(jobs, taken)):
+        if outcome.get("kind") != "missing":
+            continue
         staged = job.get("script") or f"{job.get('module')}.py"
-        there = staged in (files or {}) or folder is not None and (Path(folder) / staged).is_file()
-        if outcome.get("kind") == "missing" and there:
+        if staged in (files or {}) or folder is not None and (Path(folder) / staged).is_file():
             taken[number] = {**outcome, "kind": "protocol"}
     return taken
 

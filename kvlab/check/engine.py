@@ -14,6 +14,7 @@ The step's first failing rule names the root cause: a known misconception whose 
 exactly what the student's code did on that case, or none (the case alone says what differs). Hidden
 cases (the course secret) run after every public one; their rows never show a case.
 """
+import functools
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -73,11 +74,15 @@ def family(step, seed, hidden, artifacts=None):
     """The cases of a step: public ones from the public seed, hidden ones from the course secret; with
     `artifacts` ({file name: its text, or None if missing}), the step's saved files too (public)."""
     module = step.module
-    cases = module.cases(rng_for(seed if hidden else PUBLIC_SEED, step.number, "hidden" if hidden else "public"),
-                         hidden)
+    cases = list(_generated(module, step.number, seed if hidden else PUBLIC_SEED, hidden))
     if artifacts is not None and not hidden and hasattr(module, "artifact_cases"):
         cases = cases + module.artifact_cases(artifacts)
     return cases
+
+
+@functools.lru_cache(maxsize=64)  # the same for every hand-in of a batch: made once (cases are never changed)
+def _generated(module, number, seed, hidden):
+    return tuple(module.cases(rng_for(seed, number, "hidden" if hidden else "public"), hidden))
 
 
 def _jobs(step, cases):
@@ -335,7 +340,13 @@ def judge(steps, expect, seed=None, number_of=lambda stop: None, artifacts=None,
             if any(number in stood_in and (judged[number].result.absent is not None or judged[number].first)
                    for number in one.step.runs_on if number in judged):
                 cases = [case for case in cases if case["kind"] in FILES]  # its code: judged beside the reference
-            observed = yield from run_cases(one.step, cases, hidden)
+            stalled = [number for number in one.step.runs_on if number in judged and judged[number].stopped]
+            if stalled:  # its code runs on code that looped or flooded: not run again (held back behind that step)
+                observed = [one.step.module.observe(case, [{"kind": "not-run"}] * len(one.step.module.jobs(case)))
+                            for case in cases]
+                one.stopped = True
+            else:
+                observed = yield from run_cases(one.step, cases, hidden)
             one.take(cases, observed, hidden)
         for one in judges:
             rule = one.first_failing()

@@ -7,6 +7,7 @@ and leniently (the JSON object in it, even after a line of text), so that each r
 own part. A JSON file the student saved is read as the values it holds: a byte order mark, CRLF line
 ends and indentation change nothing.
 """
+import functools
 import json
 
 from .numbers import FWD_FWD, ORDERS
@@ -16,8 +17,14 @@ BOM = "\ufeff"
 _DECODER = json.JSONDecoder()
 
 
+LENIENT_STARTS = 20  # where a JSON object may start after other text: the first "{" of this many lines
+
+
+@functools.lru_cache(maxsize=64)  # a saved file is read by several rules
 def read_json(text):
-    """(the JSON value in `text`, whether `text` is exactly one JSON document) — (None, False) if there is none."""
+    """(the JSON value in `text`, whether `text` is exactly one JSON document) — (None, False) if there is none.
+    Leniently: the JSON object that starts at a line's first "{" (of the first LENIENT_STARTS lines), so that
+    a line of text before the document changes nothing (a file of 50,000 "{" is not tried 50,000 times)."""
     if text is None:
         return None, False
     text = text.lstrip(BOM)
@@ -25,7 +32,15 @@ def read_json(text):
         return json.loads(text), True
     except (ValueError, RecursionError):  # not JSON; an integer of over 4,300 digits; nesting too deep
         pass
-    for start in (index for index, char in enumerate(text[:100_000]) if char == "{"):
+    starts, end = [], 0
+    while len(starts) < LENIENT_STARTS and end <= len(text):
+        brace, newline = text.find("{", end), text.find("\n", end)
+        if brace < 0:
+            break
+        if newline < 0 or brace < newline:
+            starts.append(brace)
+        end = (newline if newline >= 0 else len(text)) + 1
+    for start in starts:
         try:
             value, _ = _DECODER.raw_decode(text, start)
             return value, False

@@ -48,6 +48,8 @@ from its source alone: its CPU path needs a GPU. Standard library only.
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from .curve import first_capacity
+
 BLOCK_SIZE = 16          # vLLM's default block size on a GPU
 CHUNK_SIZE = 256         # LMCache's default chunk size
 LAB_GPU_BLOCKS = 1346    # docs/gpu-recipe.md: --num-gpu-blocks-override 1346, 1,345 usable x 16 = 21,520 tokens
@@ -291,26 +293,13 @@ def replay_full_hits(gpu_blocks, cpu_chunks, docs=10, tokens=5011, **options):
                if reuse.pass_name == "pass2-replay" and reuse.outcome in ("gpu", "cpu"))
 
 
-def _smallest(low, high, holds):
-    """The smallest n in [low, high] for which holds(n), holds being monotone (False ... False True ... True)."""
-    if not holds(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if holds(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
-
-
 def gpu_cliff(docs=10, tokens=5011, **options):
     """The smallest GPU pool (blocks, null block included) at which every replay request of the baseline is a
     full GPU hit, and the tokens it holds ((blocks - 1) x block size)."""
     size = options.get("block_size", BLOCK_SIZE)
     per_request = -(-(tokens + options.get("question", QUESTION_TOKENS) + options.get("output", OUTPUT_TOKENS)) // size)
-    blocks = _smallest(per_request + 1, docs * per_request * 2 + 2,
-                       lambda n: replay_full_hits(n, 0, docs, tokens, **options) == docs)
+    blocks = first_capacity(lambda n: replay_full_hits(n, 0, docs, tokens, **options) == docs,
+                            per_request + 1, docs * per_request * 2 + 2)
     return blocks, None if blocks is None else (blocks - 1) * size
 
 
@@ -318,7 +307,7 @@ def cpu_cliff(gpu_blocks=LAB_GPU_BLOCKS, docs=10, tokens=5011, **options):
     """The smallest CPU tier (chunks) at which no replay request of lmcache misses, and its tokens."""
     size = options.get("chunk_size", CHUNK_SIZE)
     most = docs * (-(-(tokens + options.get("question", QUESTION_TOKENS)) // size)) + 1
-    chunks = _smallest(1, most, lambda n: replay_misses(gpu_blocks, n, docs, tokens, **options) == 0)
+    chunks = first_capacity(lambda n: replay_misses(gpu_blocks, n, docs, tokens, **options) == 0, 1, most)
     return chunks, None if chunks is None else chunks * size
 
 

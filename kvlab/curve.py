@@ -220,6 +220,22 @@ def two_tier_curve(trace, gpu_capacity, start=0, stop=None):
     return TwoTierCurve(gpu_capacity, gpu_hits, cpu, len(counted))
 
 
+def first_capacity(holds, low, high):
+    """The smallest capacity in [low, high] for which `holds(capacity)` is true, by binary search.
+
+    `holds` must be monotone (false, ..., false, true, ..., true); None if it never holds.
+    """
+    if not holds(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def sweep(trace, make, capacities, start=0, stop=None):
     """{capacity: hits of trace[start:stop]}, simulating a fresh make(capacity) cache per capacity.
 

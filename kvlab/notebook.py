@@ -37,6 +37,7 @@ from pathlib import Path
 from . import lab, paths
 from . import lab as lab_table
 from .check.driver import within
+from .curve import first_capacity  # noqa: F401 (notebooks 03 and 05 call notebook.first_capacity)
 from .lab.sweeps import second_pass  # noqa: F401 (the loop of steps 4 and 7 over your run(): the dense sweeps)
 from .i18n import t
 
@@ -1141,22 +1142,6 @@ def dense_capacities(stop, points=300, include=()):
     """About `points` evenly spaced capacities in [0, stop], plus every capacity in `include`, sorted."""
     step = max(1, stop // points)
     return sorted(set(range(0, stop + 1, step)) | {int(c) for c in include})
-
-
-def first_capacity(holds, low, high):
-    """The smallest capacity in [low, high] for which `holds(capacity)` is true, by binary search.
-
-    `holds` must be monotone (false, ..., false, true, ..., true); None if it never holds.
-    """
-    if not holds(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if holds(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def environment():

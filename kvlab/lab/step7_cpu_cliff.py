@@ -44,27 +44,8 @@ def artifact_cases(texts):
                                    commands.sweep_runs("cpu", CPU_CAPACITIES, {"gpu": GPU}))]
 
 
-def jobs(case):
-    return sweeps.function_jobs(case) if case["kind"] == "function" else commands.artifact_jobs(case)
-
-
-def observe(case, outcomes):
-    if case["kind"] == "function":
-        return sweeps.observe_function(case, outcomes)
-    return {"runs": [commands.observe_run(outcome) for outcome in outcomes]}
-
-
+jobs, observe, shrink, show = sweeps.jobs, sweeps.observe, sweeps.shrink, sweeps.show
 explain = sweeps.explain("misses", CPU_CAPACITIES)
-
-
-def shrink(case):
-    return sweeps.shrink_function(case) if case["kind"] == "function" else iter(())
-
-
-def show(case):
-    if case["kind"] == "function":
-        return sweeps.show_function(case)
-    return "; ".join("python3 scenario.py " + " ".join(run) for run in case["runs"][:2]) + "; ..."
 
 
 STEP = StepSpec(NUMBER, FILE, (), ("cpu_cliff.json",), "05_cpu_cliff", "scenario", (1, 5, 2, 6),

@@ -174,3 +174,25 @@ def explain(counted, capacities):
             return "sweep-first-pass"
         return ""
     return find
+
+
+# What a sweep step's module hands the engine (steps 4 and 7 alike): its cases are the saved file and the function.
+
+def jobs(case):
+    return function_jobs(case) if case["kind"] == "function" else commands.artifact_jobs(case)
+
+
+def observe(case, outcomes):
+    if case["kind"] == "function":
+        return observe_function(case, outcomes)
+    return {"runs": [commands.observe_run(outcome) for outcome in outcomes]}
+
+
+def shrink(case):
+    return shrink_function(case) if case["kind"] == "function" else iter(())
+
+
+def show(case):
+    if case["kind"] == "function":
+        return show_function(case)
+    return "; ".join("python3 scenario.py " + " ".join(run) for run in case["runs"][:2]) + "; ..."

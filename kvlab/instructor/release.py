@@ -514,6 +514,6 @@ def run(args):
     print(f"  {edition.notebooks} notebooks without answers or outputs; "
           f"the expectations of {edition.answers} public cases in kvlab/check/expected.json")
     if language != SOURCE:
-        print(f"  language {language}: notebooks, README, stubs, check table, hints and messages "
-              f"(kvlab/locale/DEFAULT); the code is the English edition's")
+        print(f"  language {language}: notebooks, README, the student's files' comments and docstrings, stubs, "
+              f"check table, hints and messages (kvlab/locale/DEFAULT); names in the code stay as they are")
     print(f"next: cd {edition.out} && python3 -m kvlab check")

@@ -25,6 +25,7 @@ MESSAGES = {
     "rule.lru.counters": "The counters hits and misses after the reads (where your cache has them).",
     "hint.size-zero": "An entry of size 0 is stored like any other and hits when read again. Test whether the key is stored (`key in ...`), not its size: a size of 0 is false.",
     "hint.shared-store": "Each cache needs its own store. Create it in __init__ (self._entries = OrderedDict()): a store made in the class body is shared by every cache, so two caches mix their keys.",
+    "hint.capacity-in-entries": "The capacity counts tokens, not entries. On a miss, evict until used + size fits in the capacity, however many entries stay. An entry larger than the capacity is not stored and evicts nothing.",
     "hint.keys-view": "keys() must return a new list: return list(...) of your keys. A view (odict_keys) or your cache's own list changes when the cache does.",
 }
 
@@ -64,7 +65,7 @@ RULES = (
 MISCONCEPTIONS = tuple(Misconception(name, NUMBER) for name in (
     "fifo", "evicts-when-full", "evicts-newest", "oversized-evicts", "oversized-stored", "used-not-freed",
     "used-wrong", "used-on-hit", "used-method", "miss-stores", "return-values", "in-moves", "keys-moves",
-    "keys-view", "size-zero", "shared-store", "capacity-zero", "counts"))
+    "keys-view", "size-zero", "shared-store", "capacity-zero", "capacity-in-entries", "counts"))
 
 STEP = StepSpec(NUMBER, FILE, ("LRUCache.__init__", "LRUCache.access", "LRUCache.used", "LRUCache.keys",
                                "LRUCache.__contains__"), (), "01_lru_cache", "kvsim",
@@ -111,6 +112,8 @@ def plants():
                                ("    def __init__(self, capacity, _shared=OrderedDict()):", "        self._sizes = _shared  #"),
                                fresh=True)],
         "capacity-zero": [Plant(FILE, "LRUCache.__init__", "        if capacity < 0:", "        if capacity <= 0:")],
+        "capacity-in-entries": [Plant(FILE, access, guard + "        while self._used + size > self.capacity:",
+                                      "        while self._sizes and len(self._sizes) >= self.capacity:")],
         "counts": [Plant(FILE, access, hit, "            return True")],
     }
     # END SOLUTION

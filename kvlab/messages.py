@@ -306,6 +306,8 @@ MESSAGES = {
     "notebook.loop-not-written": ("{name} is not defined yet. Write the loop of step {step} in the cell under "
                                   "\"Your task (step {step})\", then run it."),
     "notebook.loop-stopped": "Your loop of step {step} stopped: {error}",
+    "notebook.predict-first-above": ("**Predict first.** This cell shows what a prediction above asks. Replace each `...` "
+                                     "there with your prediction and run that cell. Then run this one."),
     "notebook.prediction-same": "{what}: you predicted {prediction}. Your code gives {value}. They agree.",
     "notebook.prediction-differs": ("{what}: you predicted {prediction}. Your code gives {value}. They differ: "
                            "which one follows the rules?"),

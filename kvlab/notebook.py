@@ -711,6 +711,14 @@ def needs(step=None, exercise=False, written=None):
     return True
 
 
+def after(*predictions):
+    """Stop the cell, in one line, until each of `predictions` is filled in (not `...`): a cell that shows what a
+    prediction above asks (a trace, a table, a figure, a slider) starts with this. Returns True."""
+    if not predicted(*predictions):
+        raise NotReady(Line("notebook.predict-first-above", markdown=True))
+    return True
+
+
 def require_written(step):
     """True when the code of `step` itself is written; else one line saying to finish it, and False.
 

@@ -63,3 +63,32 @@ def test_a_stub_not_written_yet_is_one_line_after_the_prediction(capsys, tmp_pat
 def test_an_error_outside_the_students_code_is_not_hidden():
     with pytest.raises(ZeroDivisionError):
         notebook.compare_prediction(1, lambda: 1 / 0, WHAT)
+
+
+def test_a_reveal_waits_in_one_line_until_its_predictions_are_filled_in():
+    with pytest.raises(notebook.NotReady) as stopped:
+        notebook.after([0, 0], ...)
+    assert str(stopped.value).startswith("**Predict first.**")
+    assert notebook.after([0, 0], 5)
+
+
+def test_every_prediction_is_filled_in_the_instructor_edition_and_named_before_the_cells_that_wait_for_it():
+    """Each `my_x = ...` cell is followed by an instructor cell that fills it (the stored outputs compare it), and
+    every notebook.after(...) names predictions made above it."""
+    import json
+    import re
+
+    from kvlab import paths
+    for path in paths.notebook_paths():
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        made = set()
+        for index, cell in enumerate(cells):
+            source = "".join(cell["source"])
+            blank = re.findall(r"^(my_\w+)\s*=\s*\.\.\.", source, re.M)
+            if blank and "instructor" not in cell["metadata"].get("tags", []):
+                filled = "".join(cells[index + 1]["source"])
+                assert "instructor" in cells[index + 1]["metadata"].get("tags", []), (path.name, index)
+                assert all(name in filled for name in blank), (path.name, index)
+                made.update(blank)
+            for waits in re.findall(r"notebook\.after\(([^)]*)\)", source):
+                assert {name.strip() for name in waits.split(",")} <= made, (path.name, index, waits)

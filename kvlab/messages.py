@@ -243,7 +243,7 @@ MESSAGES = {
     "notebook.plot-tier-cpu": "load from CPU",
     "notebook.plot-tier-miss": "recompute (a miss)",
     "notebook.timeline-title": "{docs} documents × {tokens:,} tokens, read {passes}: the cache after every read",
-    "notebook.timeline-lru": "your LRUCache({capacity:,})\n{fit} whole documents fit",
+    "notebook.timeline-lru": "your LRUCache({capacity})\n{fit} whole documents fit",
     "notebook.timeline-gpu-tier": "GPU tier: {capacity:,} tokens\n{fit} whole documents fit",
     "notebook.timeline-cpu-tier": "CPU tier: {capacity:,} tokens\n{fit} whole documents fit",
     "notebook.timeline-x": "document",

@@ -166,6 +166,46 @@ def test_the_student_readme_sets_up_for_root_too_installs_its_tests_and_says_how
     assert "**Hand in**" in readme and any("python -m kvlab handin" in block for block in commands)
 
 
+def _stubbed(source):
+    """The qualified names of the functions of `source` that hold a stub (`raise NotImplementedError(...)` or `...`)."""
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef):
+                stub = any(isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement)
+                           or isinstance(statement, ast.Expr) and getattr(statement.value, "value", None) is Ellipsis
+                           for statement in child.body)
+                if stub:
+                    found.append(f"{prefix}{child.name}")
+    visit(ast.parse(source), "")
+    return found
+
+
+def test_the_readme_names_every_place_to_write_and_only_names_that_exist(edition):
+    """The table "Where you write code" names each stubbed function of each file, and no function that the
+    file does not have (a renamed function left in the table sends a student looking for it)."""
+    readme = (edition.out / "README.md").read_text()
+    table = readme.split("## Where you write code", 1)[1].split("\n\n", 2)[1]
+    rows = {re.match(r"\| `kvlab/(\w+\.py)`", row).group(1): row for row in table.splitlines()
+            if re.match(r"\| `kvlab/\w+\.py`", row)}
+    for name in (*lab.SCRIPTS, *(f"{stem}.py" for stem in lab.EXERCISE_NAMES)):
+        source = (edition.out / "kvlab" / name).read_text()
+        defined = {node.name for node in ast.walk(ast.parse(source))
+                   if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        for qualname in _stubbed(source):
+            owner, _, function = qualname.rpartition(".")
+            function = "in" if function == "__contains__" else function  # the table says `in`, as the lab text does
+            assert f"`{function}" in rows[name] or f"`{qualname}`" in rows[name] or \
+                owner and f"`{owner}`" in rows[name] and f"`{function}`" in rows[name], (name, qualname)
+        for written in re.findall(r"`(?:\w+\.)?(\w+)\(\)`", rows[name]):
+            assert written in defined, (name, written)
+    notebooks = next(row for row in table.splitlines() if "notebooks/03_gpu_cliff.ipynb" in row)
+    assert "step 4" in notebooks and "step 7" in notebooks
+
+
 def test_the_student_pyproject_installs_what_the_instructor_one_does():
     instructor = tomllib.loads((ROOT / "pyproject.toml").read_text())
     student = tomllib.loads((release.TEMPLATES / "pyproject.toml").read_text())

@@ -144,7 +144,7 @@ class HitCurve:
     def hits(self, capacity):
         """Hits of a cache of this capacity."""
         if capacity < 0:
-            raise ValueError(f"capacity must be >= 0, got {capacity}")
+            raise ValueError(f"capacity < 0: {capacity}")
         i = bisect_right(self.capacities, capacity)
         return self.counts[i - 1] if i else 0
 

@@ -13,7 +13,7 @@ class LRUCache:
 
     def __init__(self, capacity):
         if capacity < 0:
-            raise ValueError(f"capacity must be >= 0, got {capacity}")
+            raise ValueError(f"capacity < 0: {capacity}")
         self.capacity = capacity
         self.hits = 0    # access() counts its hits and misses here; cache_info() reports them
         self.misses = 0
@@ -34,7 +34,7 @@ class LRUCache:
         evicts nothing (it could never fit).
         """
         if size < 0:
-            raise ValueError(f"size must be >= 0, got {size}")
+            raise ValueError(f"size < 0: {size}")
         # Step 1: on a hit, move the entry to the most recent end, add 1 to self.hits, return True.
         # On a miss, add 1 to self.misses; if the entry can ever fit, evict from the oldest end
         # until it fits, store it; return False. Keep `used` right through every eviction.

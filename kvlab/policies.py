@@ -13,7 +13,7 @@ from collections import OrderedDict, defaultdict
 
 def _check_size(size):
     if size < 0:
-        raise ValueError(f"size must be >= 0, got {size}")
+        raise ValueError(f"size < 0: {size}")
 
 
 class Cache:
@@ -21,7 +21,7 @@ class Cache:
 
     def __init__(self, capacity):
         if capacity < 0:
-            raise ValueError(f"capacity must be >= 0, got {capacity}")
+            raise ValueError(f"capacity < 0: {capacity}")
         self.capacity = capacity
         self._entries = OrderedDict()  # stored key -> size; each policy says what the order means
         self._used = 0
@@ -308,9 +308,10 @@ class BeladyCache(Cache):
     def access(self, key, size):
         """Read the trace's next access, which must be `key`: True on a hit; on a miss store it, False."""
         _check_size(size)
-        if self._position == len(self._trace) or self._trace[self._position] != key:
-            expected = "the end" if self._position == len(self._trace) else repr(self._trace[self._position])
-            raise ValueError(f"BeladyCache reads its trace in order: read {self._position} is {expected}, not {key!r}")
+        if self._position == len(self._trace):
+            raise ValueError(f"BeladyCache: len(trace) == {self._position}, {key!r}")
+        if self._trace[self._position] != key:
+            raise ValueError(f"BeladyCache: trace[{self._position}] == {self._trace[self._position]!r} != {key!r}")
         next_read = self._next_reads[self._position]
         self._position += 1
         if key in self:

@@ -94,7 +94,7 @@ def test_the_curve_is_a_step_function_to_plot():
     assert (hit_curve.capacities, hit_curve.counts) == ([5, 10, 15], [1, 2, 6])
     assert hit_curve.steps(20) == ([0, 5, 10, 15, 20], [0, 1, 2, 6, 6])
     assert hit_curve.hit_ratio(15) == 6 / 9
-    with pytest.raises(ValueError, match="capacity must be >= 0"):
+    with pytest.raises(ValueError, match="capacity < 0"):
         hit_curve.hits(-1)
 
 

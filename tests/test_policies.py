@@ -52,9 +52,9 @@ def test_every_policy_keeps_the_rules_of_an_lru_cache(policy, trace, capacity):
 
 @pytest.mark.parametrize("make", [FIFOCache, LFUCache, MRUCache, ARCCache, lambda c: BeladyCache(c, [])])
 def test_a_negative_capacity_or_size_is_refused(make):
-    with pytest.raises(ValueError, match="capacity must be >= 0"):
+    with pytest.raises(ValueError, match="capacity < 0"):
         make(-1)
-    with pytest.raises(ValueError, match="size must be >= 0"):
+    with pytest.raises(ValueError, match="size < 0"):
         make(10).access("a", -1)
 
 
@@ -138,13 +138,13 @@ def test_opt_evicts_the_entry_read_again_farthest_in_the_future():
     assert cache.keys() == ["a", "c"]
     # b comes back and evicts c (never read again); d evicts b (never read again either).
     assert read(cache, trace[3:]) == [True, False, False, True]
-    with pytest.raises(ValueError, match="read 7 is the end, not 'a'"):
+    with pytest.raises(ValueError, match=r"len\(trace\) == 7, 'a'"):
         cache.access("a", 1)
 
 
 def test_opt_must_read_its_trace_in_order():
     cache = BeladyCache(2, [("a", 1), ("b", 1)])
-    with pytest.raises(ValueError, match="read 0 is 'a', not 'b'"):
+    with pytest.raises(ValueError, match=r"trace\[0\] == 'a' != 'b'"):
         cache.access("b", 1)
 
 

@@ -4,16 +4,19 @@
     python -m kvlab.instructor.english --outputs OUT/artifacts/notebooks     # executed notebooks' outputs
 
 What is read: the notebooks' Markdown and the text of their code cells (comments, docstrings, sentences in
-strings), the README (its prose, and the comments of its code blocks), and the comments and docstrings of the
-student's files (kvlab/kvsim.py, scenario.py, summarize.py, policies.py). With --outputs, what executed notebooks
+strings), the README (its prose, and the comments of its code blocks), and the comments, docstrings and string
+literals (f-strings too: an error message) of the student's files (kvlab/kvsim.py, scenario.py, summarize.py,
+policies.py). With --outputs, what executed notebooks
 printed. What is not prose is left out first: code (but its comments), inline code spans, URLs and link targets,
 file names and paths, options, identifiers (a word with `_`, a dot or a digit), placeholders and quoted strings;
 in outputs, the names of the lab's fields (a table's columns: config, pass, tier, ...).
 A phrase is a run of words (Latin letters) separated by spaces only; four such words are English a student reads.
 """
+import io
 import json
 import re
 import sys
+import tokenize
 from pathlib import Path
 
 from . import codetext
@@ -53,6 +56,26 @@ def markdown(text):
 def python(source, strings=False):
     """What a reader reads of Python source: its comments and docstrings (and with `strings`, its sentences)."""
     return "\n".join(piece.english for piece in codetext.pieces(source, strings))
+
+
+_QUOTES = re.compile(r"^[A-Za-z]*(\"\"\"|'''|\"|')|(\"\"\"|'''|\"|')$")
+
+
+def literals(source):
+    """The text of every string literal of a Python source, f-strings' too (an error message a student may read)."""
+    texts = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.STRING:
+            texts.append(_QUOTES.sub("", token.string))
+        elif token.type == getattr(tokenize, "FSTRING_MIDDLE", None):  # Python 3.12 and later
+            texts.append(token.string)
+    return "\n".join(texts)
+
+
+def identifiers(source):
+    """The names a Python source uses: words of code, not English (a namedtuple's "hits misses capacity used")."""
+    return sorted({token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                   if token.type == tokenize.NAME})
 
 
 def notebook(nb):
@@ -95,7 +118,8 @@ def edition(out):
     for name in codetext.FILES:
         path = out / "kvlab" / name
         if path.exists():
-            found[f"kvlab/{name}"] = phrases(python(path.read_text(encoding="utf-8")))
+            source = path.read_text(encoding="utf-8")
+            found[f"kvlab/{name}"] = phrases(python(source)) + phrases(literals(source), names=identifiers(source))
     return {path: found_here for path, found_here in found.items() if found_here}
 
 

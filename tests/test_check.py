@@ -109,3 +109,17 @@ def test_a_step_number_the_table_does_not_have_is_refused():
     with pytest.raises(ValueError):
         check.step(9)
     assert ROOT.is_dir()
+
+
+def test_a_missing_saved_file_holds_back_nothing_of_the_steps_that_run_on_its_code(tmp_path):
+    """Step 2's code is right but cyclic.json is not made yet: step 6's own mistake is shown, not "fix step 2"."""
+    scripts = reference_scripts()
+    scripts["scenario.py"] = scripts["scenario.py"].replace(
+        '                counts["hit_docs"].append(doc)',
+        '                if tier == "gpu":\n                    counts["hit_docs"].append(doc)')
+    folder = copy_scripts(KVLAB, tmp_path / "no-files")
+    (folder / "scenario.py").write_text(scripts["scenario.py"])
+    reports = check.steps((2, 6), folder=folder, artifacts=folder)
+    assert [row.rule_id for row in reports[2].failures] == ["cyclic.file"]
+    shown = reports[6].failures[0]
+    assert not shown.held and reports[6].misconceptions == ["cpu-hits-not-in-hit-docs"], labsteps.table(reports)

@@ -10,6 +10,7 @@ holds its hints back and names that step.
 """
 from ..i18n import Msg, t
 from .. import lab
+from ..lab.base import FILES
 from ..lab.outcomes import compared
 from .report import Report, Row, hold_back, printable
 
@@ -157,8 +158,13 @@ def hold_after_earlier(reports, replaced=()):
     `replaced`: steps whose code the later steps did not run on (the grader put the reference's there).
     """
     def failing(number):
-        report = reports.get(number)
-        return report is not None and not report.passed
+        """Does the step's code fail? (a saved file that is missing or not its code's output holds nothing back:
+        the later steps run on the code, not on the file)"""
+        report, step = reports.get(number), lab.STEPS[number]
+        rules = {rule.id: rule for rule in step.rules}
+        return report is not None and any(
+            not row.ok and not row.skipped and not (row.rule_id in rules and set(rules[row.rule_id].kinds) <= set(FILES))
+            for row in report.rows)
     for number, step in lab.STEPS.items():
         cause = next((earlier for earlier in step.runs_on if earlier not in replaced and failing(earlier)), None)
         written = number in reports and not any(row.rule_id == "written" for row in reports[number].rows)  # absent

@@ -168,7 +168,7 @@ MESSAGES = {
     "hint.timeout": "The run did not finish in time. Is there an endless loop?",
     "hint.output-flood": "The run printed far too much and was stopped. Is there a print inside a loop?",
     "hint.missing-file": "A file of the hand-in is missing.",
-    "hint.missing-artifact": "This step's JSON file is missing.",
+    "hint.missing-artifact": "This step's JSON file is missing: this step's notebook saves it when it is run to its end.",
     "hint.file-not-made": "This file is not what your code makes now. Make it again with the lab's command, after your last change, and hand in that output unchanged.",
     "hint.missing-class": "kvsim.py must define LRUCache (step 1) and TwoTierCache (step 5), with these names.",
     "hint.missing-method": "Your class lacks a method or attribute that the lab names (access, used, keys, in; gpu and cpu for TwoTierCache). Keep every name the stub has.",

@@ -132,6 +132,8 @@ def report_of(step, result):
         seen = Msg("seen.case-hidden") if verdict.hidden else difference(step, verdict)
         cause = result.misconception if shown_rule == result.shown else ""
         misconception = (cause or (stop_hint(verdict.stop) if verdict.stop else "differs")) if shown else ""
+        if misconception == "missing-artifact":
+            seen = None  # the file is not there: no case to show, only where it comes from
         rows.append(Row(text, False, misconception, seen if shown else None, rule_id=verdict.rule))
     if not rows:  # nothing of it was judged: a step judged on a saved file, with no folder of saved files given
         rows.append(Row(Msg("check.not-judged"), False, skipped=True, held=Msg("check.not-judged-why"), rule_id=""))

@@ -59,15 +59,21 @@ class Launch(NamedTuple):
     popen: dict
     ended: Callable
     clock: Callable = None
+    until: float = None     # a wall-clock time (time.monotonic()) the process never outlives: its hand-in's time
 
 
 class Plain:
-    """The driver as a plain child process in the scratch folder: limits time and output, hides nothing."""
+    """The driver as a plain child process in the scratch folder: limits time and output, hides nothing.
+    `deadline` (time.monotonic()): the wall-clock time of a hand-in's runs; a process still running then stops."""
+
+    def __init__(self, deadline=None):
+        self.deadline = deadline
 
     @contextmanager
     def launch(self, scratch):
         yield Launch({"args": [sys.executable, "-I", "-S", str(DRIVER)], "cwd": scratch},
-                     lambda returncode, stderr: {"signal": -returncode} if returncode < 0 else None)
+                     lambda returncode, stderr: {"signal": -returncode} if returncode < 0 else None,
+                     until=self.deadline)
 
 
 def script_job(script, argv=(), *, files=None, read=()):
@@ -211,7 +217,7 @@ def converse(folder, first, *, staged=None, copy=None, timeout=TIMEOUT, cap=CAP,
             talk.send(*first)
             process = subprocess.Popen(**launch.popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
-            seen = watch(process, talk, max(cap, STDERR_CAP), clock=launch.clock)
+            seen = watch(process, talk, max(cap, STDERR_CAP), clock=launch.clock, until=launch.until)
             stopped_by = launch.ended(process.returncode, seen.stderr)
     return settle(talk.jobs, seen, stopped_by)
 
@@ -261,14 +267,15 @@ class Seen(NamedTuple):
     stopped: str            # "" or why we killed it: "timeout" or "flood"
 
 
-def watch(process, talk, stderr_limit, clock=None):
+def watch(process, talk, stderr_limit, clock=None, until=None):
     """Talk to the process (a Talk) and read its output until it ends, passes the deadline or a limit; then
     kill its group.
 
     talk.lines bounds each job's result line (in order; a line more is bounded by LINE_SLACK): a line that
     grows past its bound stops the process as a "flood" as soon as it is read. talk.seconds is the
     deadline: with a `clock`, CPU time, and wall time a backstop of WALL_FACTOR times that. When a
-    deadline passes, what the pipes already hold is read first: a run that finished is never a timeout.
+    deadline passes, what the pipes already hold is read first: a run that finished is never a timeout. `until`
+    (time.monotonic()), if given, ends the process at that time whatever its own deadline says (its hand-in's).
     Once every job sent is reported, talk.reported() gives the next list or ends the talk (stdin closed).
     """
     started = time.monotonic()
@@ -278,7 +285,8 @@ def watch(process, talk, stderr_limit, clock=None):
     os.set_blocking(stdin.fileno(), False)
 
     def ends():
-        return started + talk.seconds * (WALL_FACTOR if clock else 1)
+        own = started + talk.seconds * (WALL_FACTOR if clock else 1)
+        return own if until is None else min(own, until)
 
     def feed(selector):
         """Write what the talk has to say, as far as the pipe takes it; close stdin once it is all said."""

@@ -15,6 +15,7 @@ MESSAGES = {
     "check.step-title": "Step {number}: {title}",
     "check.exercise-title": "Exercise {number}: {title}",
     "check.title-of-class": "{title} ({name})",
+    "check.report-heading": "{title}: {count}",
     "check.rules-ok": "{ok} of {total} rules OK",
     "check.steps-ok": "{ok} of {total} steps OK",
     "check.checked": "Checked: {folder}",

@@ -128,7 +128,7 @@ class Report:
                    Msg.from_dict(data["note"]) if data.get("note") else None)
 
     def __str__(self):
-        lines = [f"{self.title}: {self.count()}"]
+        lines = [str(Msg("check.report-heading", title=self.title, count=self.count()))]
         for row in self.rows:
             lines.append(f"  {mark(row)} {printable(row.rule)}")
             if row.hint is not None:
@@ -153,5 +153,6 @@ class Report:
             cells.append(f'<tr><td style="vertical-align:top">{sign}</td>'
                          f'<td style="text-align:left">{html.escape(printable(row.rule))}{text}</td></tr>')
         note = f'<p>{html.escape(printable(self.note, 1000))}</p>' if self.note else ""
-        return (f'<div><b>{html.escape(str(self.title))}</b>: {html.escape(str(self.count()))}'
+        between = str(Msg("check.report-heading", title="", count=""))  # ": ", or "：" in Chinese and Japanese
+        return (f'<div><b>{html.escape(str(self.title))}</b>{html.escape(between)}{html.escape(str(self.count()))}'
                 f'<table>{"".join(cells)}</table>{note}</div>')

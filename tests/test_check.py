@@ -80,13 +80,19 @@ def test_a_row_shows_the_smallest_case_and_the_students_value_beside_the_labs():
     assert "yours: ['a', 'b']" in text and "The lab's rules: ['b', 'a']" in text
 
 
+def edited(folder, name, old, new):
+    """The reference scripts in `folder`, with `old` replaced by `new` in the script `name`."""
+    folder = copy_scripts(KVLAB, folder)
+    text = (folder / name).read_text()
+    assert text.count(old) == 1
+    (folder / name).write_text(text.replace(old, new))
+    return folder
+
+
 def test_a_crash_names_the_line_and_later_steps_wait_for_the_step_they_run_on(tmp_path):
-    scripts = reference_scripts()
-    scripts["kvsim.py"] = scripts["kvsim.py"].replace(
-        "            _, evicted = self._sizes.popitem(last=False)\n            self._used -= evicted",
-        "            _, evicted = self._sizes.popitem(last=False)")
-    folder = copy_scripts(KVLAB, tmp_path / "crash")
-    (folder / "kvsim.py").write_text(scripts["kvsim.py"])
+    folder = edited(tmp_path / "crash", "kvsim.py",
+                    "            _, evicted = self._sizes.popitem(last=False)\n            self._used -= evicted",
+                    "            _, evicted = self._sizes.popitem(last=False)")
     reports = check.steps((1, 2, 5), folder=folder, artifacts=False)
     assert reports[1].misconceptions == ["used-not-freed"]
     assert "raised KeyError at kvsim.py:" in str(reports[1].failures[0].hint)
@@ -113,12 +119,8 @@ def test_a_step_number_the_table_does_not_have_is_refused():
 
 def test_a_missing_saved_file_holds_back_nothing_of_the_steps_that_run_on_its_code(tmp_path):
     """Step 2's code is right but cyclic.json is not made yet: step 6's own mistake is shown, not "fix step 2"."""
-    scripts = reference_scripts()
-    scripts["scenario.py"] = scripts["scenario.py"].replace(
-        '                counts["hit_docs"].append(doc)',
-        '                if tier == "gpu":\n                    counts["hit_docs"].append(doc)')
-    folder = copy_scripts(KVLAB, tmp_path / "no-files")
-    (folder / "scenario.py").write_text(scripts["scenario.py"])
+    folder = edited(tmp_path / "no-files", "scenario.py", '                counts["hit_docs"].append(doc)',
+                    '                if tier == "gpu":\n                    counts["hit_docs"].append(doc)')
     reports = check.steps((2, 6), folder=folder, artifacts=folder)
     assert [row.rule_id for row in reports[2].failures] == ["cyclic.file"]
     shown = reports[6].failures[0]

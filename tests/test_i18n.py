@@ -270,6 +270,7 @@ def test_the_check_table_is_in_the_language_of_kvlab_lang(language, monkeypatch)
     shown = labsteps.table({1: check.lru_cache(_FifoCache)})
     assert t("hint.fifo", language) in shown and t("step.1.title", language) in shown
     assert UNTRANSLATED not in shown and "steps OK" not in shown
+    assert not re.search(r"[。：] ", shown), shown  # no space after a Chinese or Japanese full stop or colon
 
 
 def test_a_stub_names_its_step_in_the_editions_language():

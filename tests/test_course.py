@@ -77,6 +77,26 @@ def test_init_writes_a_valid_file_with_a_fresh_secret_and_never_overwrites(tmp_p
     assert loaded.secret not in repr(loaded)
 
 
+def test_the_readmes_course_file_and_the_examples_of_init_are_valid(tmp_path, capsys):
+    """The README's example course file loads as it is written (its placeholders filled), and every rule that
+    `kvlab course init` shows as an example is a rule of the lab."""
+    import hashlib
+    from helpers import ROOT, STAND_IN
+    readme = (ROOT / "README.md").read_text()
+    example = next(block for block in re.findall(r"```toml\n(.*?)```", readme, re.DOTALL) if "secret =" in block)
+    (tmp_path / "ttft.jsonl").write_bytes(STAND_IN.read_bytes())
+    example = example.replace('"…64 hex digits…"', f'"{"ab" * 32}"').replace(
+        '"…"', f'"{hashlib.sha256(STAND_IN.read_bytes()).hexdigest()}"')
+    (tmp_path / "course.toml").write_text(example)
+    loaded = courses.load(tmp_path / "course.toml")
+    assert loaded.rule_points and set(loaded.rule_points) <= {rule.id for step in courses.lab_table.STEPS.values()
+                                                               for rule in step.rules}
+    assert run_cli(["course", "init", str(tmp_path / "new.toml")], capsys)[0] == 0
+    shown = re.findall(r'^# "([\w.-]+)" = ', (tmp_path / "new.toml").read_text(), re.MULTILINE)
+    rules = {rule.id for step in courses.lab_table.STEPS.values() for rule in step.rules}
+    assert [name for name in shown if not name.isdigit() and name not in rules] == []
+
+
 @pytest.mark.parametrize("extra, fragment", [
     ("secret2 = 1\n", "unknown setting"),
     ("[points.rules]\n\"lru.nope\" = 2\n", "lru.nope"),

@@ -10,8 +10,8 @@ The course file is TOML (read with tomllib, or tomli before Python 3.11):
 
     [points.steps]                      # optional: a step's points (default: its rules' points summed)
     "8" = 4
-    [points.rules]                      # optional: a rule's weight inside its step (default: steps.py's points)
-    "lru.fits-exactly" = 2
+    [points.rules]                      # optional: a rule's weight inside its step (default: its step module's)
+    "lru.keys" = 4
 
     measurement = "ttft.jsonl"          # optional: the course's measured file, relative to this file, with
     measurement_sha256 = "…"            # its SHA-256 (`kvlab course init --measurement FILE` writes both)
@@ -175,7 +175,7 @@ partial_credit = true
 # "8" = 4
 
 [points.rules]
-# "lru.fits-exactly" = 2
+# "lru.keys" = 4
 
 # Optional: folder name -> student id (or {{ id = "s1002", submitted_at = 2026-12-16T08:00:00+00:00 }},
 # with name, email, login, canvas_id, section for the LMS gradebooks: kvlab grade --canvas / --moodle).

@@ -216,7 +216,7 @@ def _imports(module, name):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Which step's code is this? (the step table: kvlab/steps.py names the functions of each step)
+# Which step's code is this? (the step table: each step module of kvlab/lab/ names the functions of its step)
 
 
 def _definitions(filename):

@@ -125,3 +125,12 @@ def test_a_missing_saved_file_holds_back_nothing_of_the_steps_that_run_on_its_co
     assert [row.rule_id for row in reports[2].failures] == ["cyclic.file"]
     shown = reports[6].failures[0]
     assert not shown.held and reports[6].misconceptions == ["cpu-hits-not-in-hit-docs"], labsteps.table(reports)
+
+
+def test_keys_that_is_not_a_new_list_is_said_in_words(tmp_path):
+    """keys() twice is shown as what it gave (a tuple, the cache's own list), not as the raw [type, same] pair."""
+    folder = edited(tmp_path / "tuple", "kvsim.py", "return list(self._sizes)", "return tuple(self._sizes)")
+    row = check.steps((1,), folder=folder, artifacts=False)[1].failures[0]
+    text = str(row.hint)
+    assert row.rule_id == "lru.fresh" and "keys() gave an object of type tuple, not a list" in text, text
+    assert "keys() gave a new list each time" in text and "[[" not in text

@@ -35,9 +35,21 @@ def value_text(value, stop=None):
         return stop_text(stop if stop and compared(stop) == value else value)
     if isinstance(value, dict) and "$method" in value:
         return Msg("seen.a-method")
+    if isinstance(value, dict) and set(value) == {"$keys"}:  # keys() twice, per cache (step 1's lru.fresh)
+        return keys_text(value["$keys"])
     if isinstance(value, dict) and "$type" in value and "items" in value:
         return Msg("seen.a-view", type=printable(value["$type"], 40), items=printable(repr(value["items"]), SHOWN))
     return printable(repr(value), SHOWN)
+
+
+def keys_text(answers):
+    """What keys() gave when called twice, for the first cache whose answer is not a new list (else the first)."""
+    if not answers or not isinstance(answers, list):
+        return printable(repr(answers), SHOWN)
+    kind, same = next((answer for answer in answers if answer != ["list", False]), answers[0])
+    if kind != "list":
+        return Msg("seen.keys-type", type=printable(kind, 40))
+    return Msg("seen.keys-same", type="list") if same else Msg("seen.keys-fresh")
 
 
 def stop_text(stop):

@@ -193,6 +193,14 @@ def per_read(name):
     return view
 
 
+def fresh_display(case, obs):
+    """What a student reads of keys() called twice: {"$keys": [[its type, the same object both times?], ...]}
+    (one per cache), or how the run stopped."""
+    if obs.get("stop") is not None:
+        return [obs.get("fresh"), compared(obs.get("stop"))]
+    return {"$keys": obs.get("fresh") or []}
+
+
 def whole(name):
     """A rule's view: one field of the whole observation, and how the run stopped."""
     def view(case, obs):

@@ -26,6 +26,9 @@ MESSAGES = {
     "hint.size-zero": "An entry of size 0 is stored like any other and hits when read again. Test whether the key is stored (`key in ...`), not its size: a size of 0 is false.",
     "hint.shared-store": "Each cache needs its own store. Create it in __init__ (self._entries = OrderedDict()): a store made in the class body is shared by every cache, so two caches mix their keys.",
     "hint.capacity-in-entries": "The capacity counts tokens, not entries. On a miss, evict until used + size fits in the capacity, however many entries stay. An entry larger than the capacity is not stored and evicts nothing.",
+    "seen.keys-fresh": "keys() gave a new list each time",
+    "seen.keys-same": "keys() gave the same {type} object both times: the cache's own",
+    "seen.keys-type": "keys() gave an object of type {type}, not a list",
     "hint.keys-view": "keys() must return a new list: return list(...) of your keys. A view (odict_keys) or your cache's own list changes when the cache does.",
 }
 
@@ -58,7 +61,7 @@ RULES = (
     Rule("lru.used", ("seq", "two"), caches.per_read("used"), points=2),
     Rule("lru.contains", ("seq", "two"), caches.per_read("in"), points=1),
     Rule("lru.peek", ("seq", "two"), caches.per_read("keys2"), points=1),
-    Rule("lru.fresh", ("seq", "two"), caches.whole("fresh"), points=1),
+    Rule("lru.fresh", ("seq", "two"), caches.whole("fresh"), points=1, display=caches.fresh_display),
     Rule("lru.counters", ("seq", "two"), caches.whole("counts"), points=1, optional=_counters),
 )
 

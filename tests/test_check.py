@@ -134,3 +134,11 @@ def test_keys_that_is_not_a_new_list_is_said_in_words(tmp_path):
     text = str(row.hint)
     assert row.rule_id == "lru.fresh" and "keys() gave an object of type tuple, not a list" in text, text
     assert "keys() gave a new list each time" in text and "[[" not in text
+
+
+def test_a_commands_fields_are_shown_by_their_names_pass_by_pass(tmp_path):
+    folder = edited(tmp_path / "sorted", "scenario.py", '    return {"passes": results}',
+                    '    for one in results:\n        one["hit_docs"].sort()\n    return {"passes": results}')
+    text = str(check.steps((2,), folder=folder, artifacts=False)[2].failures[0].hint)
+    assert "Yours: [{'hit_docs': []}, {'hit_docs': [0, 1]}]. The lab's rules: [{'hit_docs': []}, {'hit_docs': [1, 0]}]" \
+        in text, text

@@ -125,6 +125,7 @@ def test_a_missing_saved_file_holds_back_nothing_of_the_steps_that_run_on_its_co
     assert [row.rule_id for row in reports[2].failures] == ["cyclic.file"]
     shown = reports[6].failures[0]
     assert not shown.held and reports[6].misconceptions == ["cpu-hits-not-in-hit-docs"], labsteps.table(reports)
+    assert "{'order': 'rev', 'gpu_hits': 0, 'cpu_hits': 1, 'misses': 0, 'hit_docs': []}" in str(shown.hint)  # by name
 
 
 def test_keys_that_is_not_a_new_list_is_said_in_words(tmp_path):

@@ -15,7 +15,7 @@ from ..lab.outcomes import compared
 from .report import Report, Row, hold_back, printable
 
 TITLES = {number: step.title for number, step in lab.STEPS.items()}
-SHOWN = 160    # characters of a value shown beside the lab's
+SHOWN = 240    # characters of a value shown beside the lab's (a pass shown by its fields takes about 75)
 
 
 def title(number):

@@ -91,6 +91,12 @@ def field_view(run, names):
     return [[one.get(name) for name in names] for one in passes]
 
 
+def named_fields(run, names):
+    """What a student reads of those fields: one {field: value} per pass, or how the run failed (field_view)."""
+    view = field_view(run, names)
+    return [dict(zip(names, one)) for one in view] if isinstance(view, list) else view
+
+
 def shape(doc):
     """The layout of a document: {"passes": [the keys of each pass]}, or the type of what is there instead."""
     if not isinstance(doc, dict):

@@ -96,16 +96,33 @@ def gpu_first_view(case, obs):
 
 def counts_view(case, obs):
     run = obs["runs"][0]
-    found = commands.field_view(run, ("gpu_hits", "cpu_hits", "misses", "hit_docs"))
+    found = commands.field_view(run, COUNTED)
     if isinstance(found, list):  # which documents were hit, not in which order: the order is step 2's
         found = [[*one[:3], sorted(one[3], key=repr) if isinstance(one[3], list) else one[3]] for one in found]
     return found
 
 
+def runs_display(count=None):
+    """What a student reads of the runs: for each, one {field: value} per pass."""
+    def display(case, obs):
+        return [commands.named_fields(run, FIELDS) for run in obs["runs"][:count]]
+    return display
+
+
+COUNTED = ("gpu_hits", "cpu_hits", "misses", "hit_docs")
+
+
+def counts_display(case, obs):
+    view = counts_view(case, obs)
+    return [dict(zip(COUNTED, one)) for one in view] if isinstance(view, list) else view
+
+
 RULES = (
-    Rule("offload.cpu-tier", ("cpu-tier",), cpu_tier_view, points=3, holds=cpu_tier_holds, own=True),
-    Rule("offload.gpu-first", ("gpu-first",), gpu_first_view, points=1, holds=gpu_first_holds, own=True),
-    Rule("offload.counts", ("counts",), counts_view, points=2),
+    Rule("offload.cpu-tier", ("cpu-tier",), cpu_tier_view, points=3, holds=cpu_tier_holds, own=True,
+         display=runs_display(2)),
+    Rule("offload.gpu-first", ("gpu-first",), gpu_first_view, points=1, holds=gpu_first_holds, own=True,
+         display=runs_display()),
+    Rule("offload.counts", ("counts",), counts_view, points=2, display=counts_display),
     Rule("offload.file", ("artifact",), file_view, points=1, holds=file_holds, own=True),
 )
 NEEDS = {"offload.counts": (2,)}   # judged once these steps pass (the counts are theirs too)

@@ -44,7 +44,8 @@ def value_text(value, stop=None):
 
 def keys_text(answers):
     """What keys() gave when called twice, for the first cache whose answer is not a new list (else the first)."""
-    if not answers or not isinstance(answers, list):
+    if not answers or not isinstance(answers, list) or not all(
+            isinstance(answer, list) and len(answer) == 2 and isinstance(answer[0], str) for answer in answers):
         return printable(repr(answers), SHOWN)
     kind, same = next((answer for answer in answers if answer != ["list", False]), answers[0])
     if kind != "list":

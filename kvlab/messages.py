@@ -870,6 +870,7 @@ MESSAGES = {
     "course.failing-step": "Step {number}: {title}",
     "course.rule-line": "Rule: {rule}",
     "course.hint-line": "Hint: {hint}",
+    "course.rule-and-hint": "{rule} {hint}",
     "course.hidden-note": "Some rules use hidden random cases: their rows never show the cases.",
     "course.not-checked-title": "What was not checked",
     "course.all-checked": "Every rule of every step was checked.",

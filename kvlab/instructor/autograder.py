@@ -214,8 +214,9 @@ def step_output(report):
     from .judge import printable
     lines = []
     for row in report.failures:
-        lines.append(t("course.rule-line", rule=printable(row.rule, 1000)) +
-                     ("" if row.hint is None else " " + t("course.hint-line", hint=printable(row.hint, 2000))))
+        rule = t("course.rule-line", rule=printable(row.rule, 1000))
+        lines.append(rule if row.hint is None else
+                     t("course.rule-and-hint", rule=rule, hint=t("course.hint-line", hint=printable(row.hint, 2000))))
     if report.note:
         lines.append(printable(report.note, 2000))
     return "\n".join(lines)

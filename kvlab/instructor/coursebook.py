@@ -105,8 +105,9 @@ def feedback_parts(course, entry, practice=False):
             items = []
             for row in grade.steps[step].failures:
                 hint = row.hint
-                items.append(t("course.rule-line", rule=one_line(row.rule, 1000)) +
-                             ("" if hint is None else " " + t("course.hint-line", hint=one_line(hint))))
+                rule = t("course.rule-line", rule=one_line(row.rule, 1000))
+                items.append(rule if hint is None else
+                             t("course.rule-and-hint", rule=rule, hint=t("course.hint-line", hint=one_line(hint))))
             parts.append(("list", items))
         parts.append(("para", t("course.hidden-note")))
     parts.append(("heading", t("course.not-checked-title")))

@@ -73,3 +73,22 @@ def test_the_version_is_the_packages():
 def test_serve_and_measure_have_extras_and_the_test_extra_installs_them():
     assert {"starlette", "uvicorn"} <= resolved("serve") and {"httpx", "tqdm"} <= resolved("measure")
     assert resolved("serve") | resolved("measure") <= resolved("test")  # tests/test_measure.py runs, not skips
+
+
+def test_the_unit_tests_collect_with_only_pytest_and_hypothesis():
+    """The README's fast path (`pip install pytest hypothesis && pytest tests`): a test module imports what
+    else it needs only after a pytest.importorskip (or inside a test), so that without it the module skips."""
+    import ast
+    local = {path.stem for path in (ROOT / "tests").glob("*.py")}
+    allowed = set(sys.stdlib_module_names) | {"pytest", "hypothesis", "kvlab", "_pytest"} | local
+    wrong = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if "importorskip" in ast.unparse(node):
+                break  # what follows may need the notebook stack: the module skips without it
+            if isinstance(node, ast.Try):
+                continue  # `try: import tomllib except ModuleNotFoundError: ...`
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            wrong += [f"{path.name}: {name}" for name in names if name.partition(".")[0] not in allowed]
+    assert wrong == []

@@ -6,11 +6,10 @@ on two variant files end to end.
 """
 import json
 
-import numpy as np
-
 import pytest
 
 pd = pytest.importorskip("pandas")  # the notebook stack: absent from the fast test path
+np = pytest.importorskip("numpy")
 
 from kvlab import lab, latency, notebook, summarize, ttft
 from kvlab.kvsim import TwoTierCache

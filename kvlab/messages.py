@@ -494,6 +494,7 @@ MESSAGES = {
     "nb.06.requests": ("{n} request",
                        "{n} requests"),
     "nb.06.pass-and-order": "{name} ({order})",
+    "nb.06.order-neither": "neither fwd nor rev",
     "nb.06.layout": ("{n} pass, in the order it ran: {passes}. {docs} documents, ids {ids}.",
                      "{n} passes, in the order they ran: {passes}. {docs} documents, ids {ids}."),
     "nb.06.layout-no-documents": ("{n} pass, in the order it ran: {passes}. No documents.",

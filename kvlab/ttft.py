@@ -149,7 +149,9 @@ class Layout:
 
     @property
     def text(self):
-        passes = ", ".join(t("nb.06.pass-and-order", name=name, order=self.orders[name]) for name in self.passes)
+        passes = t("nb.06.list-comma").join(
+            t("nb.06.pass-and-order", name=name, order=t("nb.06.order-neither") if self.orders[name] == "neither"
+              else self.orders[name]) for name in self.passes)
         if self.docs:
             lines = [t("nb.06.layout", n=len(self.passes), passes=passes, docs=len(self.docs), ids=_first_last(self.docs))]
         else:

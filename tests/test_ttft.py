@@ -88,6 +88,7 @@ def test_shuffled_lines_of_other_passes_stop_the_analysis_once_and_later_cells_a
                               "may be shuffled. The file has no timestamps, and these are not the lab's passes. So "
                               "nothing gives their read order."]
     assert "neither order" not in shape.text  # the stop's one line says it, once
+    assert "cold (neither fwd nor rev), again (neither fwd nor rev)" in shape.text  # the catalog's, not a code word
     with pytest.raises(ttft.BrokenAssumption) as stopped:
         shape.stop_if_broken()
     assert stopped.value._render_traceback_() == [f"Analysis stopped: {shape.problems[0]} Every later cell is skipped."]

@@ -143,3 +143,13 @@ def test_a_commands_fields_are_shown_by_their_names_pass_by_pass(tmp_path):
     text = str(check.steps((2,), folder=folder, artifacts=False)[2].failures[0].hint)
     assert "Yours: [{'hit_docs': []}, {'hit_docs': [0, 1]}]. The lab's rules: [{'hit_docs': []}, {'hit_docs': [1, 0]}]" \
         in text, text
+
+
+def test_a_step_with_nothing_judged_is_not_shown_as_ok(tmp_path):
+    """Step 5 on an LRUCache that crashes: its rules follow from step 1's code, so nothing of step 5 is judged here.
+    The table says so (–, and why), and does not count it among the steps OK."""
+    folder = edited(tmp_path / "crashes", "kvsim.py", "        while self._used + size > self.capacity:\n",
+                    "        while self._used + size > self.capacity or True:\n")
+    shown = labsteps.table(check.steps((1, 5), folder=folder, artifacts=False))
+    assert "\n5 – " in shown and "0 of 2 steps OK" in shown, shown
+    assert "Not counted here: this comes from step 1's code" in shown.split("\n5 – ")[1], shown

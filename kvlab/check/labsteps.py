@@ -203,17 +203,21 @@ def padded(text, width):
 
 
 def table(reports, folder=None):
-    """One line per step: ✓ or ✗, its title, rules OK, and the root cause of a failing step."""
+    """One line per step: ✓, ✗ or – (nothing of it judged here), its title, rules OK, and the root cause of a
+    failing step (or why nothing was judged)."""
     lines = [t("check.checked", folder=printable(folder))] if folder else []
     for number, report in reports.items():
         judged = [row for row in report.rows if not row.skipped]
         good = sum(row.ok for row in judged)
-        lines.append(f"{number} {'✓' if report.passed else '✗'} {padded(t(TITLES[number]), 38)} {good}/{len(judged)}")
-        failure = next((row for row in report.rows if not row.ok), None)
+        mark = "✗" if not report.passed else "✓" if judged else "–"  # nothing judged here: not an OK
+        lines.append(f"{number} {mark} {padded(t(TITLES[number]), 38)} {good}/{len(judged)}")
+        failure = next((row for row in report.rows if not row.ok), None) or (None if judged else next(
+            (row for row in report.rows if row.skipped and row.hint is not None), None))
         if failure:
             hint = printable(failure.hint, 1000).replace("\n", "\n        ")
-            lines += [f"    ✗ {printable(failure.rule)}", f"        {hint}"]
-    lines.append(t("check.steps-ok", ok=sum(report.passed for report in reports.values()), total=len(reports)))
+            lines += [f"    {'–' if failure.ok else '✗'} {printable(failure.rule)}", f"        {hint}"]
+    ok = sum(report.passed and any(not row.skipped for row in report.rows) for report in reports.values())
+    lines.append(t("check.steps-ok", ok=ok, total=len(reports)))
     return "\n".join(lines)
 
 

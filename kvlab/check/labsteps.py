@@ -206,17 +206,18 @@ def table(reports, folder=None):
     """One line per step: ✓, ✗ or – (nothing of it judged here), its title, rules OK, and the root cause of a
     failing step (or why nothing was judged)."""
     lines = [t("check.checked", folder=printable(folder))] if folder else []
+    ok = 0
     for number, report in reports.items():
         judged = [row for row in report.rows if not row.skipped]
         good = sum(row.ok for row in judged)
         mark = "✗" if not report.passed else "✓" if judged else "–"  # nothing judged here: not an OK
+        ok += mark == "✓"
         lines.append(f"{number} {mark} {padded(t(TITLES[number]), 38)} {good}/{len(judged)}")
         failure = next((row for row in report.rows if not row.ok), None) or (None if judged else next(
             (row for row in report.rows if row.skipped and row.hint is not None), None))
         if failure:
             hint = printable(failure.hint, 1000).replace("\n", "\n        ")
             lines += [f"    {'–' if failure.ok else '✗'} {printable(failure.rule)}", f"        {hint}"]
-    ok = sum(report.passed and any(not row.skipped for row in report.rows) for report in reports.values())
     lines.append(t("check.steps-ok", ok=ok, total=len(reports)))
     return "\n".join(lines)
 

@@ -91,10 +91,14 @@ def field_view(run, names):
     return [[one.get(name) for name in names] for one in passes]
 
 
+def by_name(view, names):
+    """A field view as a student reads it: one {field: value} per pass; how the run failed as it is."""
+    return [dict(zip(names, one)) for one in view] if isinstance(view, list) else view
+
+
 def named_fields(run, names):
     """What a student reads of those fields: one {field: value} per pass, or how the run failed (field_view)."""
-    view = field_view(run, names)
-    return [dict(zip(names, one)) for one in view] if isinstance(view, list) else view
+    return by_name(field_view(run, names), names)
 
 
 def shape(doc):

@@ -94,6 +94,9 @@ def gpu_first_view(case, obs):
     return [_fields(run) for run in obs["runs"]]
 
 
+COUNTED = ("gpu_hits", "cpu_hits", "misses", "hit_docs")
+
+
 def counts_view(case, obs):
     run = obs["runs"][0]
     found = commands.field_view(run, COUNTED)
@@ -109,12 +112,8 @@ def runs_display(count=None):
     return display
 
 
-COUNTED = ("gpu_hits", "cpu_hits", "misses", "hit_docs")
-
-
 def counts_display(case, obs):
-    view = counts_view(case, obs)
-    return [dict(zip(COUNTED, one)) for one in view] if isinstance(view, list) else view
+    return commands.by_name(counts_view(case, obs), COUNTED)
 
 
 RULES = (
